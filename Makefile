@@ -1,0 +1,36 @@
+# make test: everything CI checks. make bench: docs/BENCHMARKS.md.
+GO      ?= go
+GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './bin/*')
+CLAUDE_VERSION = 2.1.328
+CLAUDE_DIR     = .cache/claude-code
+CLAUDE_BIN     = $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code/bin/claude.exe
+
+export FLOWER_CLAUDE = $(abspath $(CLAUDE_BIN))
+
+.PHONY: test check vet unit build e2e-deps bench demo clean
+
+test: check e2e-deps
+	FLOWER_E2E_REQUIRED=1 $(GO) test -race ./...
+	$(MAKE) build
+
+check:
+	@out=$$(gofmt -s -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Static binaries, as install.sh and the e2e tests build them.
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/ ./cmd/...
+
+# The pinned real Claude Code CLI for the end-to-end tests, into a cache
+# folder of the repo (ignored by git). Installed once; absent means install.
+e2e-deps: $(CLAUDE_BIN)
+$(CLAUDE_BIN):
+	mkdir -p $(CLAUDE_DIR)
+	npm install --prefix $(CLAUDE_DIR) --no-save --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_VERSION)
+	test -x $(CLAUDE_BIN)
+
+bench:
+	$(GO) run ./tools/bench -out docs/BENCHMARKS.md
+
+clean:
+	rm -rf bin

@@ -1,0 +1,105 @@
+// Package delegateguard is delegate-guard, the PreToolUse hook of layer one.
+//
+// Stdin is a Claude Code hook payload. On the main thread (no agent_id), a
+// call to a guarded tool (default Bash, Write, Edit, NotebookEdit) is denied
+// with a reason telling the model to dispatch a subagent; a Bash command that
+// is a glance (package ephemeral) passes unless --no-glance. Subagent calls,
+// other tools and other events pass: exit 0, nothing printed.
+//
+// Flags: --tools A,B,… the guarded tools; --no-glance to deny glances too;
+// --workbench DIR the workbench whose artifacts/ the reason names.
+//
+// Exit codes: 0 with a deny decision or nothing on stdout; 1 with one stderr
+// line when the payload or the flags are bad. Never 2.
+package delegateguard
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/hook"
+)
+
+const name = "delegate-guard"
+
+// DefaultTools are the hands-on tools the design takes from the coordinator.
+const DefaultTools = "Bash,Write,Edit,NotebookEdit"
+
+const usage = `Usage: delegate-guard [flags] < payload.json
+
+PreToolUse hook (layer one). On the main thread it denies the hands-on tools and
+tells the model to dispatch a subagent; glances (read-only Bash such as git
+status, ls, cat) pass. Subagent calls always pass.`
+
+// Main runs delegate-guard and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
+	defer c.Recover(&code)
+	tools := c.Flags.String("tools", DefaultTools, "comma-separated tool names to deny on the main thread")
+	noGlance := c.Flags.Bool("no-glance", false, "deny glances too (by default a main-thread Bash glance passes)")
+	wb := hook.WorkbenchFlag(c.Flags)
+	if code, done := c.Parse(args); done {
+		return code
+	}
+	if c.Flags.NArg() > 0 {
+		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
+	}
+	guarded, err := parseTools(*tools)
+	if err != nil {
+		return c.Fail(err)
+	}
+
+	p, err := hook.ReadPayload(stdin)
+	if err != nil {
+		return c.Fail(err)
+	}
+	tool := p.ToolName()
+	if p.Event() != "PreToolUse" || !p.IsMainThread() || !guarded[tool] {
+		return hook.ExitOK
+	}
+	if tool == "Bash" && !*noGlance {
+		cmd, ok, err := p.ToolInputString("command")
+		if err != nil {
+			return c.Fail(err)
+		}
+		if ok && ephemeral.IsEphemeral(cmd) {
+			return hook.ExitOK
+		}
+	}
+	artifacts := filepath.Join(hook.WorkbenchDirName, "artifacts")
+	if root, err := hook.WorkbenchRoot(*wb, p.Cwd()); err == nil {
+		artifacts = filepath.Join(root, "artifacts")
+	}
+	if _, err := hook.Decision("deny", reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
+		return c.Fail(err)
+	}
+	return hook.ExitOK
+}
+
+// reason is the denial text. It stays in the main context for good, so it is
+// short and says only what to do instead.
+func reason(tool, artifacts string, glance bool) string {
+	r := fmt.Sprintf("The main thread does not run %s. Dispatch a subagent with the Agent tool: "+
+		"state the goal and acceptance criteria in the task, have it write long outputs to %s/ "+
+		"and reply with only paths and conclusions.", tool, artifacts)
+	if glance && tool == "Bash" {
+		r += " Read-only glances (git status, ls, cat) you may run yourself."
+	}
+	return r
+}
+
+func parseTools(s string) (map[string]bool, error) {
+	set := map[string]bool{}
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			set[t] = true
+		}
+	}
+	if len(set) == 0 {
+		return nil, fmt.Errorf("--tools names no tool")
+	}
+	return set, nil
+}
