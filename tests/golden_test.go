@@ -85,10 +85,8 @@ func runCase(t *testing.T, path string, main mainFunc) {
 		}
 	}
 	var args []string
-	if raw, ok := a.Get("args"); ok {
-		for _, line := range strings.Split(strings.TrimSuffix(string(expand(raw)), "\n"), "\n") {
-			args = append(args, line)
-		}
+	if raw, ok := a.Get("args"); ok && len(raw) > 0 {
+		args = strings.Split(strings.TrimSuffix(string(expand(raw)), "\n"), "\n")
 	}
 	stdin, ok := a.Get("stdin.json")
 	if !ok {
