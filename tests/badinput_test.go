@@ -30,6 +30,7 @@ func badPayloads() map[string][]byte {
 		"binary":                 binary,
 		"huge garbage":           huge,
 		"no event":               []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`),
+		"null event":             []byte(`{"hook_event_name":null,"tool_name":"Bash"}`),
 		"event is a number":      []byte(`{"hook_event_name":7,"tool_name":"Bash"}`),
 		"tool_name is an object": []byte(`{"hook_event_name":"PreToolUse","tool_name":{"x":1},"tool_input":{}}`),
 		"tool_input is a string": []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}`),

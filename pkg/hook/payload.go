@@ -56,7 +56,7 @@ func ParsePayload(raw []byte) (*Payload, error) {
 			return nil, fmt.Errorf("payload field %q is %s, want a string", f, typeName(v))
 		}
 	}
-	if !p.Get("hook_event_name").Exists() {
+	if p.Get("hook_event_name").Type != gjson.String {
 		return nil, errors.New(`payload has no "hook_event_name"`)
 	}
 	if v := p.Get("tool_input"); v.Exists() && !v.IsObject() {
