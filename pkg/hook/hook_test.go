@@ -1,0 +1,112 @@
+package hook
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRecoverTurnsPanicIntoExit1(t *testing.T) {
+	var stderr bytes.Buffer
+	run := func() (code int) {
+		c := NewCLI("x-tool", "usage", nil, &bytes.Buffer{}, &stderr)
+		defer c.Recover(&code)
+		var m map[string]int
+		m["boom"]++ // nil map write panics
+		return 0
+	}
+	if code := run(); code != ExitFail {
+		t.Errorf("exit %d, want %d", code, ExitFail)
+	}
+	if got := stderr.String(); !strings.HasPrefix(got, "x-tool: internal error: ") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr = %q, want one line naming the tool", got)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantDone   bool
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "no flags", args: nil},
+		{name: "version", args: []string{"--version"}, wantDone: true, wantStdout: "x-tool (devel)\n"},
+		{name: "unknown flag", args: []string{"-q"}, wantCode: 1, wantDone: true,
+			wantStderr: "x-tool: flag provided but not defined: -q (see x-tool --help)\n"},
+		{name: "bad value", args: []string{"-n", "many"}, wantCode: 1, wantDone: true,
+			wantStderr: "x-tool: invalid value \"many\" for flag -n: parse error (see x-tool --help)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			c := NewCLI("x-tool", "usage", nil, &stdout, &stderr)
+			c.Flags.Int("n", 0, "a number")
+			code, done := c.Parse(tt.args)
+			if code != tt.wantCode || done != tt.wantDone {
+				t.Errorf("Parse = %d, %v; want %d, %v", code, done, tt.wantCode, tt.wantDone)
+			}
+			if diff := cmp.Diff(tt.wantStdout, stdout.String()); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantStderr, stderr.String()); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	c := NewCLI("x-tool", "Usage: x-tool\n", nil, &stdout, &stderr)
+	code, done := c.Parse([]string{"-h"})
+	if code != 0 || !done || stderr.Len() != 0 || !strings.HasPrefix(stdout.String(), "Usage: x-tool\n\nFlags:\n") {
+		t.Errorf("Parse(-h) = %d, %v, stdout %q, stderr %q", code, done, stdout.String(), stderr.String())
+	}
+}
+
+func TestWorkbenchRoot(t *testing.T) {
+	tests := []struct {
+		name, flag, envWB, envProject, cwd, want string
+		wantErr                                  bool
+	}{
+		{name: "flag wins", flag: "/f", envWB: "/e", envProject: "/p", cwd: "/c", want: "/f"},
+		{name: "FLOWER_WORKBENCH", envWB: "/e", envProject: "/p", cwd: "/c", want: "/e"},
+		{name: "project dir", envProject: "/p", cwd: "/c", want: "/p/.flower"},
+		{name: "payload cwd", cwd: "/c", want: "/c/.flower"},
+		{name: "cleaned", flag: "/a/../b/", want: "/b"},
+		{name: "nothing", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("FLOWER_WORKBENCH", tt.envWB)
+			t.Setenv("CLAUDE_PROJECT_DIR", tt.envProject)
+			got, err := WorkbenchRoot(tt.flag, tt.cwd)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("WorkbenchRoot = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestOutputEscapes(t *testing.T) {
+	var b bytes.Buffer
+	reason := "quote \" backslash \\ newline \n unicode é ✓ <tag>"
+	if _, err := Decision("deny", reason).WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePayload(append([]byte(`{"hook_event_name":"x","o":`), append(bytes.TrimSpace(b.Bytes()), '}')...))
+	if err != nil {
+		t.Fatalf("output is not valid JSON: %v\n%s", err, b.String())
+	}
+	if got := p.Get("o.hookSpecificOutput.permissionDecisionReason").String(); got != reason {
+		t.Errorf("reason round-trip = %q, want %q", got, reason)
+	}
+	if got := p.Get("o.hookSpecificOutput.hookEventName").String(); got != "PreToolUse" {
+		t.Errorf("hookEventName = %q", got)
+	}
+}
