@@ -1,0 +1,100 @@
+package workbench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PromptCap bounds the prompt block in characters. Claude Code 2.1.328 saves
+// an additionalContext longer than 10,000 characters to a file and shows the
+// model only a ~2 KB preview (../shared/claude-code-hooks.md, "Size cap"), so
+// a longer block would hide the index it exists to show. Claude Code is
+// JavaScript: its characters are UTF-16 code units, which is what BlockLen
+// counts. The block is kept strictly below the cap.
+const PromptCap = 10_000
+
+// Audience is who reads a prompt block.
+type Audience int
+
+const (
+	// Coordinator is the main thread: it delegates and decides.
+	Coordinator Audience = iota
+	// Worker is a subagent: it writes and runs the scripts.
+	Worker
+)
+
+// Block returns the prompt block for who: where the workbench at root is,
+// the three rules of the workbench in that reader's terms, and the index.
+// Index entries are dropped from the oldest end until the block is shorter
+// than PromptCap; the last line then counts them with the rest left out.
+// The error says the workbench path alone is too long to fit.
+func Block(root string, ix *Index, who Audience) (string, error) {
+	head := coordinatorHead
+	if who == Worker {
+		head = workerHead
+	}
+	head = fmt.Sprintf(head, root)
+	lines := make([]string, len(ix.Entries))
+	size := BlockLen(head)
+	for i, e := range ix.Entries {
+		lines[i] = e.line()
+	}
+	n := len(lines)
+	for _, l := range lines {
+		size += BlockLen(l)
+	}
+	// Drop entries until the block fits; the trailer's length depends on n.
+	for size+BlockLen(ix.trailer(n)) >= PromptCap {
+		if n == 0 {
+			return "", fmt.Errorf("the workbench path is too long for a prompt block under %d characters", PromptCap)
+		}
+		n--
+		size -= BlockLen(lines[n])
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for _, l := range lines[:n] {
+		b.WriteString(l)
+	}
+	b.WriteString(ix.trailer(n))
+	return b.String(), nil
+}
+
+// BlockLen is the length of s as Claude Code measures it: UTF-16 code units,
+// so a rune outside the Basic Multilingual Plane counts twice.
+func BlockLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// The heads of the blocks; %s is the workbench root. The coordinator's
+// returns after every compaction (SessionStart fires again), so it states
+// the workbench as a fact of the session. Subagents get their own block from
+// SubagentStart, which is why a coordinator's task brief need not repeat it:
+// the design measured briefs that restated such discipline wasting ~4.8k of
+// permanent context each.
+const coordinatorHead = `Workbench: %s (scripts/ and artifacts/ there outlive this conversation and every compaction).
+Rules of the workbench:
+1. Before a script gets written, look in the index below: reuse or extend what is there.
+2. Every script worth running twice is saved under scripts/ with a one-line description as its first comment; that line is its index entry.
+3. Long outputs go to artifacts/; replies carry paths and conclusions, not the output.
+Subagents are shown this workbench, its rules and its index when they start: a task brief need not repeat them.
+
+Index (scripts first, then artifacts, newest first):
+`
+
+const workerHead = `Workbench: %s (shared with the coordinator and the other workers; paths below are relative to it).
+Rules for your work:
+1. Before writing a script, look in the index below: run or extend an existing one rather than writing it again.
+2. Save every script worth running twice under scripts/ with a one-line description as its first comment; that line becomes its index entry.
+3. Write long outputs (reports, logs, data) to artifacts/ and reply with their paths and your conclusions only.
+
+Index (scripts first, then artifacts, newest first):
+`

@@ -1,0 +1,427 @@
+package workbench
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// HeaderBytes is how much of a file Describe looks at. A header that states
+// what a script does sits in its first lines; 4 KB holds a shebang, a licence
+// block and a long docstring, and bounds the cost of indexing a big artifact.
+const HeaderBytes = 4096
+
+// MaxDescription is the longest description in runes. Forty entries of this
+// length plus their paths stay well within the prompt block's cap, and one
+// line is what the index promises.
+const MaxDescription = 120
+
+// ellipsis marks a description cut at MaxDescription.
+const ellipsis = "…"
+
+// syntax is how a file states what it is.
+type syntax int
+
+const (
+	none     syntax = iota
+	hash            // # comments: shell, Ruby, Perl, R, YAML, Makefile, …
+	python          // # comments or a module docstring
+	slash           // // and /* */ comments: Go, JS, TS, C, Rust, Java, …
+	dash            // -- comments: SQL, Lua, Haskell
+	markdown        // the first heading, else the first line
+	text            // the first line
+	html            // the <title>
+	notebook        // the first cell of a Jupyter notebook
+)
+
+var byExt = map[string]syntax{
+	"sh": hash, "bash": hash, "zsh": hash, "ksh": hash, "fish": hash, "rb": hash, "pl": hash,
+	"pm": hash, "r": hash, "ps1": hash, "yaml": hash, "yml": hash, "toml": hash, "awk": hash,
+	"sed": hash, "tcl": hash, "jl": hash, "nim": hash, "cr": hash, "ex": hash, "exs": hash,
+	"mk": hash, "cmake": hash, "nix": hash, "conf": hash, "cfg": hash, "tf": hash,
+	"py": python, "pyw": python, "pyi": python,
+	"go": slash, "js": slash, "mjs": slash, "cjs": slash, "jsx": slash, "ts": slash, "mts": slash,
+	"cts": slash, "tsx": slash, "c": slash, "h": slash, "cc": slash, "cpp": slash, "cxx": slash,
+	"hpp": slash, "hh": slash, "java": slash, "kt": slash, "kts": slash, "rs": slash, "swift": slash,
+	"scala": slash, "cs": slash, "dart": slash, "zig": slash, "groovy": slash, "gradle": slash,
+	"proto": slash, "php": slash, "css": slash, "scss": slash, "less": slash,
+	"sql": dash, "lua": dash, "hs": dash, "elm": dash,
+	"md": markdown, "markdown": markdown, "mdx": markdown,
+	"txt": text, "text": text, "log": text, "rst": text, "csv": text, "tsv": text,
+	"html": html, "htm": html,
+	"ipynb": notebook,
+}
+
+var byName = map[string]syntax{
+	"makefile": hash, "gnumakefile": hash, "dockerfile": hash, "containerfile": hash,
+	"rakefile": hash, "gemfile": hash, "justfile": hash, "procfile": hash,
+}
+
+// Describe returns the one-line description a file gives of itself in its
+// header, or "" when it gives none: the first comment line (or, for Python,
+// the module docstring) before any code for scripts, the first heading or
+// else the first line for Markdown, the first line for plain text, the
+// <title> for HTML, the first cell for a notebook. The kind of file comes from
+// name's extension, else from a shebang. Shebangs, encoding cookies, editor
+// modelines, build directives, licence lines and comment rules (# ----) are
+// skipped. Only the first HeaderBytes of head are read; a header with a NUL
+// byte or invalid UTF-8 is binary and has no description. The result is one
+// line of printable text of at most MaxDescription runes.
+func Describe(name string, head []byte) string {
+	if len(head) > HeaderBytes {
+		head = head[:HeaderBytes]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return ""
+	}
+	head = trimPartialRune(head)
+	if !utf8.Valid(head) {
+		return ""
+	}
+	s := strings.TrimPrefix(string(head), "\uFEFF")
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	return clean(describe(kind(name, lines), lines, s))
+}
+
+func kind(name string, lines []string) syntax {
+	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	if k, ok := byName[strings.ToLower(base)]; ok {
+		return k
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		if k, ok := byExt[strings.ToLower(base[i+1:])]; ok {
+			return k
+		}
+	}
+	// No known extension: a shebang names the interpreter.
+	if first := lines[0]; strings.HasPrefix(first, "#!") {
+		switch {
+		case strings.Contains(first, "python"):
+			return python
+		case strings.Contains(first, "node"), strings.Contains(first, "deno"), strings.Contains(first, "bun"):
+			return slash
+		}
+		return hash
+	}
+	return none
+}
+
+func describe(k syntax, lines []string, s string) string {
+	switch k {
+	case hash, python, slash, dash:
+		return commentHeader(k, lines)
+	case markdown:
+		return markdownHeader(lines)
+	case text:
+		return firstLine(lines)
+	case html:
+		return htmlTitle(s)
+	case notebook:
+		return notebookHeader(s)
+	}
+	return ""
+}
+
+// commentHeader scans the leading lines of a script: blank lines, a shebang
+// and directives are passed over, the first comment with words in it is the
+// description, and the first line of code ends the header. A licence
+// paragraph (from a Copyright or SPDX line to the next blank line or the end
+// of its block comment) is passed over whole.
+func commentHeader(k syntax, lines []string) string {
+	licence := false
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		var body string
+		switch {
+		case t == "":
+			licence = false
+			continue
+		case i == 0 && strings.HasPrefix(t, "#!"):
+			continue
+		case k == python && docstringStart(t) >= 0:
+			return docstring(lines[i:])
+		case (k == hash || k == python) && strings.HasPrefix(t, "#"):
+			body = strings.TrimLeft(t, "#")
+		case k == slash && strings.HasPrefix(t, "//"):
+			if isDirective(t) {
+				continue
+			}
+			body = strings.TrimLeft(t[2:], "/!")
+		case k == slash && strings.HasPrefix(t, "/*"):
+			d, end := blockComment(lines, i)
+			if d != "" {
+				return d
+			}
+			i = end
+			continue
+		case k == slash && isPreamble(t):
+			continue
+		case k == dash && strings.HasPrefix(t, "--"):
+			body = strings.TrimPrefix(strings.TrimLeft(t, "-"), "[[") // [[ opens a Lua block comment
+		default:
+			return "" // code: the header is over
+		}
+		switch d, v := commentWords(body); {
+		case v == isLicence:
+			licence = true
+		case v == isWords && !licence:
+			return d
+		}
+	}
+	return ""
+}
+
+type verdict int
+
+const (
+	isSkip verdict = iota
+	isWords
+	isLicence
+)
+
+// commentWords returns the text of one comment line and whether it is a
+// description (it has a letter or digit and is not a directive), the start
+// of a licence, or neither: a rule, a modeline, an encoding cookie, a linter
+// directive.
+func commentWords(body string) (string, verdict) {
+	t := strings.TrimSpace(strings.Trim(strings.TrimSpace(body), "=*#~"))
+	l := strings.ToLower(t)
+	switch {
+	case strings.HasPrefix(l, "copyright"), strings.HasPrefix(l, "(c)"), strings.HasPrefix(l, "©"),
+		strings.HasPrefix(l, "spdx-license-identifier"):
+		return "", isLicence
+	case !hasWord(t),
+		strings.Contains(l, "-*-"),
+		strings.HasPrefix(l, "vim:"), strings.HasPrefix(l, "vi:"),
+		strings.HasPrefix(l, "coding:"), strings.HasPrefix(l, "coding="),
+		strings.HasPrefix(l, "shellcheck "), strings.HasPrefix(l, "eslint"),
+		strings.HasPrefix(l, "prettier-ignore"), strings.HasPrefix(l, "@ts-"),
+		strings.HasPrefix(l, "@flow"), strings.HasPrefix(l, "type:"):
+		return "", isSkip
+	}
+	return t, isWords
+}
+
+// isDirective reports a // line that is an instruction to a tool rather than
+// a comment: //go:build, // +build, //nolint, //# sourceMappingURL, /// <reference>.
+func isDirective(t string) bool {
+	for _, p := range []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isPreamble reports a line that may precede the header comment of a
+// C-family file without being code: "use strict" and PHP's opening tag.
+func isPreamble(t string) bool {
+	t = strings.TrimSuffix(t, ";")
+	return t == `"use strict"` || t == `'use strict'` || t == "<?php"
+}
+
+// blockComment reads the /* … */ comment opening at lines[i] and returns its
+// first line with words (none if a licence comes first), and the index of
+// the line where it ends.
+func blockComment(lines []string, i int) (string, int) {
+	t := strings.TrimSpace(lines[i])[2:]
+	licence := false
+	for {
+		body, closed := t, false
+		if j := strings.Index(t, "*/"); j >= 0 {
+			body, closed = t[:j], true
+		}
+		switch d, v := commentWords(strings.TrimLeft(strings.TrimSpace(body), "*!")); {
+		case v == isLicence:
+			licence = true
+		case v == isWords && !licence:
+			return d, i
+		}
+		if closed || i+1 >= len(lines) {
+			return "", i
+		}
+		i++
+		t = strings.TrimSpace(lines[i])
+	}
+}
+
+// docstringStart returns where the quotes of a Python string literal begin
+// on line t (after an optional r/u/b prefix), or -1 when t starts no string.
+func docstringStart(t string) int {
+	i := 0
+	for i < len(t) && i < 2 && strings.ContainsRune("rRuUbB", rune(t[i])) {
+		i++
+	}
+	if i < len(t) && (t[i] == '"' || t[i] == '\'') {
+		return i
+	}
+	return -1
+}
+
+// docstring returns the first line with words of the string literal that
+// starts lines[0]: a triple-quoted one may span lines, a single-quoted one
+// ends on its line.
+func docstring(lines []string) string {
+	t := strings.TrimSpace(lines[0])
+	t = t[docstringStart(t):]
+	for _, q := range []string{`"""`, `'''`} {
+		if !strings.HasPrefix(t, q) {
+			continue
+		}
+		rest := t[len(q):]
+		for j := 0; ; {
+			body, closed := rest, false
+			if k := strings.Index(rest, q); k >= 0 {
+				body, closed = rest[:k], true
+			}
+			if hasWord(body) {
+				return strings.TrimSpace(body)
+			}
+			if closed {
+				return ""
+			}
+			if j++; j >= len(lines) {
+				return ""
+			}
+			rest = lines[j]
+		}
+	}
+	q := t[0]
+	body := t[1:]
+	for k := 0; k < len(body); k++ {
+		switch body[k] {
+		case '\\':
+			k++
+		case q:
+			return body[:k]
+		}
+	}
+	return body
+}
+
+// markdownHeader returns the first ATX heading, else the first non-empty
+// line, passing over YAML front matter and HTML comments.
+func markdownHeader(lines []string) string {
+	first := ""
+	inFront := len(lines) > 0 && strings.TrimSpace(lines[0]) == "---"
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		if inFront {
+			if i > 0 && (t == "---" || t == "...") {
+				inFront = false
+			}
+			continue
+		}
+		if t == "" || strings.HasPrefix(t, "<!--") {
+			continue
+		}
+		if h := strings.TrimLeft(t, "#"); len(t)-len(h) <= 6 && h != t && (h == "" || h[0] == ' ' || h[0] == '\t') {
+			if h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")); hasWord(h) {
+				return h
+			}
+			continue
+		}
+		if first == "" && hasWord(t) {
+			first = t
+		}
+	}
+	return first
+}
+
+func firstLine(lines []string) string {
+	for _, line := range lines {
+		if t := strings.TrimSpace(line); hasWord(t) {
+			return t
+		}
+	}
+	return ""
+}
+
+func htmlTitle(s string) string {
+	l := strings.ToLower(s)
+	i := strings.Index(l, "<title")
+	if i < 0 {
+		return ""
+	}
+	j := strings.IndexByte(l[i:], '>')
+	if j < 0 {
+		return ""
+	}
+	start := i + j + 1
+	end := strings.Index(l[start:], "</title")
+	if end < 0 {
+		return s[start:]
+	}
+	return s[start : start+end]
+}
+
+// notebookHeader describes a Jupyter notebook by its first non-empty cell: a
+// Markdown cell by its heading, a code cell by its comment header. gjson reads
+// the header even when HeaderBytes cut the JSON short.
+func notebookHeader(s string) string {
+	for _, cell := range gjson.Get(s, "cells").Array() {
+		src := cell.Get("source")
+		var body string
+		if src.IsArray() {
+			var b strings.Builder
+			for _, part := range src.Array() {
+				b.WriteString(part.String())
+			}
+			body = b.String()
+		} else {
+			body = src.String()
+		}
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		lines := strings.Split(body, "\n")
+		if cell.Get("cell_type").String() == "markdown" {
+			return markdownHeader(lines)
+		}
+		return commentHeader(python, lines)
+	}
+	return ""
+}
+
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// clean makes s one line of printable text: whitespace runs become one
+// space, other unprintable runes go, and it is cut to MaxDescription runes.
+func clean(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		case unicode.IsPrint(r) && r != utf8.RuneError:
+			b.WriteRune(r)
+		}
+	}
+	words := strings.Fields(b.String())
+	out := strings.Join(words, " ")
+	if utf8.RuneCountInString(out) <= MaxDescription {
+		return out
+	}
+	runes := []rune(out)[:MaxDescription-1]
+	return strings.TrimSpace(string(runes)) + ellipsis
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence that a cut at
+// HeaderBytes left at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}

@@ -1,0 +1,96 @@
+package workbench
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/atomicfile"
+)
+
+// The workbench layout, relative to its root.
+const (
+	ScriptsDir   = "scripts"
+	ArtifactsDir = "artifacts"
+	SpillDir     = "spill"
+	IndexFile    = "INDEX.md"
+	// StateDir holds index-guard's per-session digests. It is hidden so that
+	// nothing lists it, and lives in the workbench so that it goes where the
+	// workbench goes.
+	StateDir = ".state"
+	// gitignoreFile keeps what is regenerated or per-machine out of the
+	// project's history; scripts/ and artifacts/ are meant to travel with it.
+	gitignoreFile = ".gitignore"
+)
+
+// DirPerm is the mode of every folder the workbench creates: spilled tool
+// output and artifacts may hold anything a tool printed, so only the owner
+// reads them.
+const DirPerm = 0o700
+
+// FilePerm is the mode of the files the workbench itself writes.
+const FilePerm = 0o600
+
+const gitignore = `# Written by flower on creating the workbench; edit freely, it is never replaced.
+# scripts/ and artifacts/ travel with the project; these do not.
+/INDEX.md
+/spill/
+/.state/
+`
+
+// Create makes the workbench at root with its folders, each 0700, and a
+// .gitignore for the generated parts. It is idempotent: existing folders keep
+// their mode and an existing .gitignore is never replaced.
+func Create(root string) error {
+	for _, dir := range []string{root, filepath.Join(root, ScriptsDir), filepath.Join(root, ArtifactsDir), filepath.Join(root, SpillDir)} {
+		if err := os.MkdirAll(dir, DirPerm); err != nil {
+			return err
+		}
+	}
+	err := atomicfile.WriteNew(filepath.Join(root, gitignoreFile), FilePerm, func(w io.Writer) error {
+		_, err := io.WriteString(w, gitignore)
+		return err
+	})
+	if err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// Indexed reports whether path (absolute, or relative to the current
+// directory) lies under scripts/ or artifacts/ of the workbench at root, after
+// cleaning it and resolving symlinks on both sides: a write there changes the
+// index. INDEX.md, spill/ and .state/ are not indexed, so writing them never
+// triggers a regeneration.
+func Indexed(root, path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	rootAbs, err := filepath.Abs(root)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(resolve(rootAbs), resolve(abs))
+	if err != nil {
+		return false
+	}
+	first, rest, ok := strings.Cut(filepath.ToSlash(rel), "/")
+	return ok && rest != "" && (first == ScriptsDir || first == ArtifactsDir)
+}
+
+// resolve returns path with symlinks resolved as far as it exists: a path
+// that does not exist (yet, or any more) resolves through its nearest
+// existing ancestor.
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	parent := filepath.Dir(path)
+	if parent == path {
+		return path
+	}
+	return filepath.Join(resolve(parent), filepath.Base(path))
+}
