@@ -1,0 +1,404 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// Entry is what flower reads from one transcript line. Raw is the line
+// itself; the gjson results (Block.Input, Block.Content, ToolUseResult) point
+// into a copy of it and are valid as long as the caller keeps them.
+type Entry struct {
+	Raw  []byte
+	Type string // user, assistant, system, attachment, progress, last-prompt, …
+
+	UUID              string
+	ParentUUID        string // "" for a root
+	LogicalParentUUID string // set on compaction boundaries
+	LeafUUID          string // set on last-prompt and summary entries
+	SessionID         string
+	AgentID           string // set in subagent transcripts
+	Cwd               string
+	Timestamp         string
+
+	IsSidechain bool // true for every entry of a subagent transcript
+	IsAPIError  bool // a synthetic assistant entry standing for a failed API call
+	IsMeta      bool
+
+	// ToolDenialKind is set on the tool_result entry of a call that did not
+	// run: "permission-rule" for hook and settings denials, "interrupted",
+	// "user-rejected", "cancelled", …
+	ToolDenialKind string
+	// DenialSource is permissionDecision.source: "hook" or "config".
+	DenialSource string
+	// ToolUseID and ParentToolUseID tie progress and hook entries to a call.
+	ToolUseID       string
+	ParentToolUseID string
+
+	Message       *Message     // nil when the line has no message
+	ToolUseResult gjson.Result // the tool's structured output, beside a tool_result
+}
+
+// Message is an entry's message.
+type Message struct {
+	ID    string // shared by every entry of one API response
+	Role  string
+	Model string // "<synthetic>" on API-error entries
+	// StringContent is true when message.content is a string (a typed user
+	// prompt); Blocks then holds one text block with Index -1.
+	StringContent bool
+	Blocks        []Block
+	Usage         Usage
+}
+
+// Block is one content block of a message.
+type Block struct {
+	Index int    // position in message.content, -1 for a string content
+	Type  string // text, tool_use, tool_result, thinking, image, …
+
+	ID    string       // tool_use: the call's id
+	Name  string       // tool_use: the tool
+	Input gjson.Result // tool_use: the input object
+
+	ToolUseID string       // tool_result: the call answered
+	IsError   bool         // tool_result: is_error
+	Content   gjson.Result // tool_result: a string or an array of blocks
+
+	// Chars is the block's body in characters (runes): the text of a text
+	// block, the input JSON of a tool_use, the text of a tool_result's
+	// content. Other blocks (thinking, images) count 0.
+	Chars int
+}
+
+// Usage is message.usage of an assistant entry.
+type Usage struct {
+	InputTokens              int64
+	OutputTokens             int64
+	CacheReadInputTokens     int64
+	CacheCreationInputTokens int64
+}
+
+// ContextTokens is the size of the context the response was computed on.
+// input_tokens alone undercounts badly once prompt caching is on: the cached
+// part is reported in the two cache fields.
+func (u Usage) ContextTokens() int64 {
+	return u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+}
+
+// Chars is the sum of the message's block bodies, 0 without a message.
+func (e *Entry) Chars() int {
+	if e.Message == nil {
+		return 0
+	}
+	n := 0
+	for _, b := range e.Message.Blocks {
+		n += b.Chars
+	}
+	return n
+}
+
+// ToolUses returns the tool_use blocks of the entry.
+func (e *Entry) ToolUses() []Block { return e.blocks("tool_use") }
+
+// ToolResults returns the tool_result blocks of the entry.
+func (e *Entry) ToolResults() []Block { return e.blocks("tool_result") }
+
+func (e *Entry) blocks(typ string) []Block {
+	if e.Message == nil {
+		return nil
+	}
+	var out []Block
+	for _, b := range e.Message.Blocks {
+		if b.Type == typ {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// IsConversation reports whether the entry takes part in the parentUuid tree.
+func (e *Entry) IsConversation() bool { return e.UUID != "" }
+
+// Parse reads one transcript line. The line must be a JSON object in valid
+// UTF-8 with a string "type"; the fields flower reads must have the types
+// Claude Code writes, or Parse says which one does not. Fields it does not
+// read are not checked: unknown entry types pass as long as they are JSON.
+func Parse(raw []byte) (*Entry, error) {
+	if !utf8.Valid(raw) {
+		return nil, errors.New("not valid UTF-8")
+	}
+	if !gjson.ValidBytes(raw) {
+		return nil, errors.New("not valid JSON")
+	}
+	root := gjson.Parse(string(raw))
+	if !root.IsObject() {
+		return nil, fmt.Errorf("%s, want a JSON object", typeName(root))
+	}
+	e := &Entry{Raw: raw}
+	var err error
+	str := func(dst *string, key string, v gjson.Result) {
+		if err == nil {
+			*dst, err = wantString(key, v)
+			*dst = strings.Clone(*dst)
+		}
+	}
+	boolean := func(dst *bool, key string, v gjson.Result) {
+		if err == nil {
+			*dst, err = wantBool(key, v)
+		}
+	}
+	var hasType bool
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			hasType = true
+			if v.Type != gjson.String {
+				err = fmt.Errorf(`field "type" is %s, want a string`, typeName(v))
+			}
+			str(&e.Type, k.Str, v)
+		case "uuid":
+			str(&e.UUID, k.Str, v)
+		case "parentUuid":
+			str(&e.ParentUUID, k.Str, v)
+		case "logicalParentUuid":
+			str(&e.LogicalParentUUID, k.Str, v)
+		case "leafUuid":
+			str(&e.LeafUUID, k.Str, v)
+		case "sessionId":
+			str(&e.SessionID, k.Str, v)
+		case "agentId":
+			str(&e.AgentID, k.Str, v)
+		case "cwd":
+			str(&e.Cwd, k.Str, v)
+		case "timestamp":
+			str(&e.Timestamp, k.Str, v)
+		case "toolDenialKind":
+			str(&e.ToolDenialKind, k.Str, v)
+		case "toolUseID":
+			str(&e.ToolUseID, k.Str, v)
+		case "parentToolUseID":
+			str(&e.ParentToolUseID, k.Str, v)
+		case "isSidechain":
+			boolean(&e.IsSidechain, k.Str, v)
+		case "isApiErrorMessage":
+			boolean(&e.IsAPIError, k.Str, v)
+		case "isMeta":
+			boolean(&e.IsMeta, k.Str, v)
+		case "permissionDecision":
+			if v.IsObject() {
+				str(&e.DenialSource, "permissionDecision.source", v.Get("source"))
+			}
+		case "toolUseResult":
+			e.ToolUseResult = v
+		case "message":
+			if err == nil && v.Type != gjson.Null {
+				e.Message, err = parseMessage(v)
+			}
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !hasType {
+		return nil, errors.New(`no "type" field`)
+	}
+	return e, nil
+}
+
+func parseMessage(v gjson.Result) (*Message, error) {
+	if !v.IsObject() {
+		return nil, fmt.Errorf(`field "message" is %s, want an object`, typeName(v))
+	}
+	m := &Message{}
+	var err error
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			m.ID, err = wantString("message.id", f)
+			m.ID = strings.Clone(m.ID)
+		case "role":
+			m.Role, err = wantString("message.role", f)
+			m.Role = strings.Clone(m.Role)
+		case "model":
+			m.Model, err = wantString("message.model", f)
+			m.Model = strings.Clone(m.Model)
+		case "usage":
+			if f.Type != gjson.Null {
+				m.Usage, err = parseUsage(f)
+			}
+		case "content":
+			err = parseContent(m, f)
+		}
+		return err == nil
+	})
+	return m, err
+}
+
+func parseContent(m *Message, v gjson.Result) error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type == gjson.String:
+		m.StringContent = true
+		m.Blocks = []Block{{Index: -1, Type: "text", Chars: utf8.RuneCountInString(v.Str)}}
+		return nil
+	case !v.IsArray():
+		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, typeName(v))
+	}
+	var err error
+	i := 0
+	v.ForEach(func(_, b gjson.Result) bool {
+		var blk Block
+		blk, err = parseBlock(i, b)
+		m.Blocks = append(m.Blocks, blk)
+		i++
+		return err == nil
+	})
+	return err
+}
+
+func parseBlock(i int, v gjson.Result) (Block, error) {
+	at := fmt.Sprintf("message.content.%d", i)
+	if !v.IsObject() {
+		return Block{}, fmt.Errorf("field %q is %s, want an object", at, typeName(v))
+	}
+	b := Block{Index: i}
+	t := v.Get("type")
+	if t.Type != gjson.String {
+		return Block{}, fmt.Errorf("field %q is %s, want a string", at+".type", typeName(t))
+	}
+	b.Type = strings.Clone(t.Str)
+	var err error
+	switch b.Type {
+	case "text":
+		s := v.Get("text")
+		if _, err = wantString(at+".text", s); err == nil {
+			b.Chars = utf8.RuneCountInString(s.Str)
+		}
+	case "tool_use":
+		if b.ID, err = wantString(at+".id", v.Get("id")); err != nil {
+			return b, err
+		}
+		if b.Name, err = wantString(at+".name", v.Get("name")); err != nil {
+			return b, err
+		}
+		b.ID, b.Name = strings.Clone(b.ID), strings.Clone(b.Name)
+		b.Input = v.Get("input")
+		if b.Input.Exists() && !b.Input.IsObject() {
+			return b, fmt.Errorf("field %q is %s, want an object", at+".input", typeName(b.Input))
+		}
+		b.Chars = utf8.RuneCountInString(b.Input.Raw)
+	case "tool_result":
+		if b.ToolUseID, err = wantString(at+".tool_use_id", v.Get("tool_use_id")); err != nil {
+			return b, err
+		}
+		b.ToolUseID = strings.Clone(b.ToolUseID)
+		if b.IsError, err = wantBool(at+".is_error", v.Get("is_error")); err != nil {
+			return b, err
+		}
+		b.Content = v.Get("content")
+		b.Chars, err = contentChars(at+".content", b.Content)
+	}
+	return b, err
+}
+
+// contentChars counts the text of a tool_result's content: a string, or the
+// text blocks of an array (images and documents count 0).
+func contentChars(at string, v gjson.Result) (int, error) {
+	switch {
+	case !v.Exists() || v.Type == gjson.Null:
+		return 0, nil
+	case v.Type == gjson.String:
+		return utf8.RuneCountInString(v.Str), nil
+	case !v.IsArray():
+		return 0, fmt.Errorf("field %q is %s, want a string or an array", at, typeName(v))
+	}
+	n := 0
+	var err error
+	v.ForEach(func(_, b gjson.Result) bool {
+		if !b.IsObject() {
+			err = fmt.Errorf("field %q holds %s, want objects", at, typeName(b))
+			return false
+		}
+		if b.Get("type").Str == "text" {
+			var s string
+			s, err = wantString(at+".text", b.Get("text"))
+			n += utf8.RuneCountInString(s)
+		}
+		return err == nil
+	})
+	return n, err
+}
+
+func parseUsage(v gjson.Result) (Usage, error) {
+	if !v.IsObject() {
+		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, typeName(v))
+	}
+	var u Usage
+	var err error
+	num := func(dst *int64, key string) {
+		if err != nil {
+			return
+		}
+		f := v.Get(key)
+		switch f.Type {
+		case gjson.Number:
+			*dst = f.Int()
+		case gjson.Null:
+		default:
+			if f.Exists() {
+				err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, typeName(f))
+			}
+		}
+	}
+	num(&u.InputTokens, "input_tokens")
+	num(&u.OutputTokens, "output_tokens")
+	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
+	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
+	return u, err
+}
+
+func wantString(key string, v gjson.Result) (string, error) {
+	switch v.Type {
+	case gjson.String:
+		return v.Str, nil
+	case gjson.Null:
+		return "", nil
+	}
+	return "", fmt.Errorf("field %q is %s, want a string", key, typeName(v))
+}
+
+func wantBool(key string, v gjson.Result) (bool, error) {
+	switch v.Type {
+	case gjson.True:
+		return true, nil
+	case gjson.False, gjson.Null:
+		return false, nil
+	}
+	return false, fmt.Errorf("field %q is %s, want a boolean", key, typeName(v))
+}
+
+func typeName(v gjson.Result) string {
+	switch {
+	case !v.Exists():
+		return "missing"
+	case v.IsObject():
+		return "an object"
+	case v.IsArray():
+		return "an array"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.Type == gjson.True, v.Type == gjson.False:
+		return "a boolean"
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Null:
+		return "null"
+	}
+	return "unknown"
+}

@@ -1,0 +1,126 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Verify checks the red line a rewritten transcript must hold, and returns
+// what breaks it (nil when nothing does):
+//   - every line is an entry Parse accepts;
+//   - every tool_use has a tool_result and every tool_result a tool_use;
+//   - every parentUuid, logicalParentUuid and leafUuid names an entry that
+//     exists;
+//   - the conversation rebuilt from the newest leaf (the last main-thread
+//     entry no other entry names as parent) reaches a root without a gap or
+//     a cycle.
+//
+// It holds the ids of the whole transcript in memory: it is meant for tests
+// and checks, not for the streaming path.
+func Verify(r io.Reader) []string {
+	var problems []string
+	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+
+	parent := map[string]string{}
+	type ref struct {
+		line       int
+		field, val string
+	}
+	var refs []ref
+	uses, results := map[string]int{}, map[string]int{}
+	var order []string // main-thread conversation uuids in file order
+	rd := NewReader(r)
+	for {
+		raw, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			add("%v", err)
+			continue
+		}
+		e, err := Parse(raw)
+		if err != nil {
+			add("line %d: %v", rd.Line(), err)
+			continue
+		}
+		if e.UUID != "" {
+			if _, dup := parent[e.UUID]; dup {
+				add("line %d: uuid %s appears twice", rd.Line(), e.UUID)
+			}
+			parent[e.UUID] = e.ParentUUID
+			if !e.IsSidechain {
+				order = append(order, e.UUID)
+			}
+		}
+		for field, val := range map[string]string{"parentUuid": e.ParentUUID, "logicalParentUuid": e.LogicalParentUUID, "leafUuid": e.LeafUUID} {
+			if val != "" {
+				refs = append(refs, ref{rd.Line(), field, val})
+			}
+		}
+		for _, b := range e.ToolUses() {
+			uses[b.ID]++
+		}
+		for _, b := range e.ToolResults() {
+			results[b.ToolUseID]++
+		}
+	}
+	for _, rf := range refs {
+		if _, ok := parent[rf.val]; !ok {
+			add("line %d: %s %s names no entry", rf.line, rf.field, rf.val)
+		}
+	}
+	for _, id := range sortedKeys(uses) {
+		if results[id] == 0 {
+			add("tool_use %s has no tool_result", id)
+		}
+		if uses[id] > 1 {
+			add("tool_use %s appears %d times", id, uses[id])
+		}
+	}
+	for _, id := range sortedKeys(results) {
+		if uses[id] == 0 {
+			add("tool_result %s answers no tool_use", id)
+		}
+	}
+	if leaf := newestLeaf(order, parent); leaf != "" {
+		seen := map[string]bool{}
+		for u := leaf; u != ""; u = parent[u] {
+			if seen[u] {
+				add("the chain from the newest leaf %s loops at %s", leaf, u)
+				break
+			}
+			seen[u] = true
+			if _, ok := parent[u]; !ok {
+				add("the chain from the newest leaf %s breaks at %s", leaf, u)
+				break
+			}
+		}
+	}
+	return problems
+}
+
+// newestLeaf is the last uuid of order that no entry names as its parent.
+func newestLeaf(order []string, parent map[string]string) string {
+	isParent := map[string]bool{}
+	for _, p := range parent {
+		isParent[p] = true
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		if !isParent[order[i]] {
+			return order[i]
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
