@@ -161,7 +161,8 @@ func commentHeader(k syntax, lines []string) string {
 		case k == slash && isPreamble(t):
 			continue
 		case k == dash && strings.HasPrefix(t, "--"):
-			body = strings.TrimPrefix(strings.TrimLeft(t, "-"), "[[") // [[ opens a Lua block comment
+			// --[[ … ]] is a Lua block comment.
+			body = strings.TrimSuffix(strings.TrimPrefix(strings.TrimLeft(t, "-"), "[["), "]]")
 		default:
 			return "" // code: the header is over
 		}

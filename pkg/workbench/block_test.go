@@ -1,0 +1,90 @@
+package workbench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestBlockLen(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{{"", 0}, {"abc", 3}, {"é—", 2}, {"😀", 2}, {"a😀b", 4}} {
+		if got := BlockLen(tc.s); got != tc.want {
+			t.Errorf("BlockLen(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestBlock(t *testing.T) {
+	root := t.TempDir()
+	put(t, root, "scripts/count.sh", "# Count lines per file\n", 2)
+	put(t, root, "artifacts/report.md", "# Survey\n", 1)
+	ix, err := Scan(root, DefaultMaxEntries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := "- scripts/count.sh (23 B): Count lines per file\n- artifacts/report.md (9 B): Survey\n2 of 2 files listed; none left out.\n"
+	for _, who := range []Audience{Coordinator, Worker} {
+		b, err := Block(root, ix, who)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b, "Workbench: "+root+" (") || !strings.HasSuffix(b, index) {
+			t.Errorf("audience %d: block does not start with the workbench or end with the index:\n%s", who, b)
+		}
+		for _, rule := range []string{"1. ", "2. ", "3. ", "scripts/", "artifacts/", "first comment"} {
+			if !strings.Contains(b, rule) {
+				t.Errorf("audience %d: block lacks %q", who, rule)
+			}
+		}
+	}
+	c, _ := Block(root, ix, Coordinator)
+	w, _ := Block(root, ix, Worker)
+	if c == w || !strings.Contains(w, "Rules for your work") || !strings.Contains(c, "a task brief need not repeat them") {
+		t.Errorf("the worker's block is not framed for a worker:\n%s\n---\n%s", c, w)
+	}
+}
+
+// TestBlockCap fills the index with scripts whose descriptions and paths
+// are as long as they get and checks the block stays under the cap and
+// says how many entries it left out.
+func TestBlockCap(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("😀 wide description ", 40) // non-BMP runes count twice
+	for i := range 500 {
+		put(t, root, fmt.Sprintf("scripts/%s-%03d.sh", strings.Repeat("p", 150), i), "# "+long+"\n", i)
+	}
+	for _, limit := range []int{DefaultMaxEntries, 500} {
+		ix, err := Scan(root, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, who := range []Audience{Coordinator, Worker} {
+			b, err := Block(root, ix, who)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := BlockLen(b)
+			if n >= PromptCap {
+				t.Errorf("limit %d: block is %d characters, cap %d", limit, n, PromptCap)
+			}
+			listed := strings.Count(b, "\n- scripts/")
+			trailer := fmt.Sprintf("%d of 500 files listed; %d older left out (%d in scripts/, 0 in artifacts/)", listed, 500-listed, 500-listed)
+			if listed == 0 || listed >= min(limit, 500) || !strings.Contains(b, trailer) {
+				t.Errorf("limit %d: %d entries listed, want some trimmed and counted in %q:\n%s", limit, listed, trailer, b[len(b)-300:])
+			}
+			if PromptCap-n > 2*BlockLen(ix.Entries[0].line()) {
+				t.Errorf("limit %d: block is %d characters: trimmed more than needed", limit, n)
+			}
+		}
+	}
+}
+
+func TestBlockRootTooLong(t *testing.T) {
+	root := "/" + strings.Repeat("x", PromptCap)
+	if _, err := Block(root, &Index{}, Coordinator); err == nil {
+		t.Error("a block with a 10,000-character root did not fail")
+	}
+}
