@@ -1,0 +1,40 @@
+// Package prunesession is prune-session, layer four: it writes a pruned fork
+// of a Claude Code session for `claude --resume`, and never touches the
+// original.
+//
+// Usage: prune-session [flags] SESSION. SESSION is the path of a session
+// transcript (.jsonl) or a session id, looked up under
+// $CLAUDE_CONFIG_DIR (default ~/.claude) /projects/*/. Stdin is not read.
+//
+// The fork gets a fresh session id and lands beside the original as
+// <new-id>.jsonl, with every sessionId rewritten and the session folder
+// (subagent transcripts) copied to <new-id>/. Both are written atomically.
+// On the main thread:
+//  1. glance results (Bash commands package ephemeral calls glances) but the
+//     most recent --keep-recent expire: their body becomes a note naming the
+//     command and how many turns ago it ran;
+//  2. denied calls (toolDenialKind "permission-rule") but the most recent
+//     --keep-denials are removed, tool_use and tool_result together;
+//  3. synthetic API-error entries are dropped, and results an interruption
+//     left (toolDenialKind "interrupted" or "cancelled") say the result was
+//     never produced;
+//  4. with --trim, tool_result bodies of at least --trim-min characters but
+//     the most recent --trim-keep move to <session cwd>/.flower/spill/ and
+//     a pointer stands in their place.
+//
+// Entries removed are re-linked: whatever pointed at them (parentUuid,
+// logicalParentUuid, leafUuid) points at their nearest kept ancestor. Lines
+// of unknown types are copied untouched but for the session id.
+//
+// Stdout: the new session id and a newline, nothing with --dry-run. Stderr: a
+// short report of what was expired, removed, replaced and trimmed and the
+// body characters before and after.
+//
+// Flags: --keep-recent N (6), --keep-denials N (1), --trim, --trim-min N
+// (2000), --trim-keep N (20), --spill-dir DIR, --session-id UUID (the fork's
+// id instead of a random one), --dry-run.
+//
+// Exit codes: 0 when the fork is written (or, with --dry-run, when it could
+// be); 1 with one stderr line when it cannot be: a transcript that does not
+// fully parse is refused and nothing is written. Never 2.
+package prunesession

@@ -1,0 +1,135 @@
+package prunesession
+
+import (
+	"bufio"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/transcript"
+)
+
+// newSessionID is a random (version 4) UUID, the form Claude Code gives
+// session ids.
+func newSessionID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// copySessionDir copies the session folder src (subagent transcripts and
+// whatever else Claude Code keeps there) to dst, rewriting the session id in
+// every .jsonl file, which must parse as the main transcript does. The copy
+// is built in a temporary folder beside dst and renamed into place, so dst
+// appears whole or not at all. With dst "" nothing is written: the files are
+// only checked (a dry run). A missing src is no error.
+func copySessionDir(src, dst, oldID, newID string) error {
+	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	tmp := ""
+	if dst != "" {
+		if _, err := os.Lstat(dst); err == nil {
+			return fmt.Errorf("%s already exists", dst)
+		}
+		var err error
+		if tmp, err = os.MkdirTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*"); err != nil {
+			return err
+		}
+	}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(tmp, rel)
+		switch {
+		case d.IsDir():
+			if tmp == "" || rel == "." {
+				return nil
+			}
+			return os.Mkdir(to, 0o755)
+		case !d.Type().IsRegular():
+			return nil // sockets, links: nothing a resume reads
+		}
+		return copyFile(path, to, tmp == "", strings.HasSuffix(path, ".jsonl"), oldID, newID)
+	})
+	if err == nil && tmp != "" {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil && tmp != "" {
+		os.RemoveAll(tmp)
+	}
+	return err
+}
+
+// copyFile copies one file of the session folder; a transcript is checked
+// line by line and gets the new session id.
+func copyFile(src, dst string, dry, isTranscript bool, oldID, newID string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var out io.Writer = io.Discard
+	var f *os.File
+	if !dry {
+		if f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	if !isTranscript {
+		if _, err := io.Copy(out, in); err != nil {
+			return err
+		}
+	} else if err := copyTranscript(in, out, oldID, newID); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if f != nil {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
+	w := bufio.NewWriterSize(out, writeBufferSize)
+	rd := transcript.NewReader(in)
+	var scratch []byte
+	for {
+		raw, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := transcript.Parse(raw); err != nil {
+			return &transcript.LineError{Line: rd.Line(), Err: err}
+		}
+		if scratch, err = setSessionID(append(scratch[:0], raw...), oldID, newID); err != nil {
+			return err
+		}
+		w.Write(scratch)
+		if err := w.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}

@@ -1,0 +1,375 @@
+package prunesession
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/spill"
+	"github.com/flowerhooks/flower/pkg/transcript"
+)
+
+// Tool denial kinds, as Claude Code writes them in toolDenialKind.
+const (
+	// denialRule marks a call a hook or a settings rule denied: the structural
+	// marker, stable where the denial's wording is not.
+	denialRule = "permission-rule"
+	// denialInterrupted and denialCancelled mark a call whose result was never
+	// produced: the user interrupted it, or a sibling's failure cancelled it.
+	denialInterrupted = "interrupted"
+	denialCancelled   = "cancelled"
+)
+
+// options are the rules' settings, from the flags.
+type options struct {
+	keepRecent  int    // glance results kept verbatim
+	keepDenials int    // denied calls kept
+	trim        bool   // rule 4 on
+	trimMin     int    // smallest body trimmed, in characters
+	trimKeep    int    // large bodies kept verbatim
+	spillDir    string // "" means <session cwd>/.flower/spill
+}
+
+// call is a tool_use seen in pass one.
+type call struct {
+	line         int
+	uuid, parent string
+	block        int // index in message.content
+	blocks       int // blocks of the entry
+	chars        int
+	cmd          string // a glance's command, "" otherwise
+	turn         int    // the turn it was made in
+}
+
+// result is a main-thread tool_result seen in pass one.
+type result struct {
+	line         int
+	uuid, parent string
+	block        int
+	blocks       int
+	results      int // tool_result blocks of the entry
+	toolUseID    string
+	denial       string
+	chars        int
+	textOnly     bool // content is a string or text blocks only
+}
+
+// toolRef is an entry that belongs to a call without being its tool_use or
+// tool_result: hook progress and hook attachments (toolUseID,
+// parentToolUseID). It goes when its call goes.
+type toolRef struct {
+	line         int
+	uuid, parent string
+	ids          [2]string
+}
+
+// plan is what pass one decided: the lines to drop, the edits per line, and
+// what the report says.
+type plan struct {
+	lines    int
+	cwd      string            // the session's cwd, from its first entry that has one
+	drop     map[int]bool      // lines dropped whole
+	dropped  map[string]string // uuid of a dropped entry -> its parentUuid
+	edits    map[int]*lineEdit
+	turns    int
+	spillDir string
+
+	charsBefore int64
+	charsGone   int64 // body characters of dropped blocks and entries
+
+	expired, removed, apiErrors, interrupted, trimmed int
+	deniedSeen, glancesSeen, largeSeen                int
+}
+
+// lineEdit is what changes in one kept line.
+type lineEdit struct {
+	remove  []int         // message.content indexes dropped
+	replace []replacement // tool_result bodies replaced
+}
+
+// replacement replaces the content of one tool_result block.
+type replacement struct {
+	block    int
+	text     string // the new content; for a trim, built in pass two
+	trim     string // the spill file's name hint, "" for a note
+	oldChars int
+	single   bool // the entry's only tool_result, so toolUseResult is its own
+}
+
+// buildPlan reads the transcript once, checking every line, and decides
+// every change. It keeps a small index: the calls, the main-thread results,
+// and the few entries it will drop; never the bodies.
+func buildPlan(r io.Reader, o options) (*plan, error) {
+	p := &plan{drop: map[int]bool{}, dropped: map[string]string{}, edits: map[int]*lineEdit{}}
+	calls := map[string]*call{}
+	var results []*result
+	var refs []toolRef
+	type apiErr struct {
+		line         int
+		uuid, parent string
+		chars        int
+	}
+	var apiErrs []apiErr
+	seenMsg := map[string]bool{}
+
+	rd := transcript.NewReader(r)
+	for {
+		raw, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := rd.Line()
+		e, err := transcript.Parse(raw)
+		if err != nil {
+			return nil, &transcript.LineError{Line: n, Err: err}
+		}
+		p.lines = n
+		if p.cwd == "" && e.UUID != "" && e.Cwd != "" {
+			p.cwd = e.Cwd
+		}
+		main := !e.IsSidechain
+		if e.Message == nil || !main {
+			if main && e.UUID != "" && (e.ToolUseID != "" || e.ParentToolUseID != "") {
+				refs = append(refs, toolRef{n, e.UUID, e.ParentUUID, [2]string{e.ToolUseID, e.ParentToolUseID}})
+			}
+			continue
+		}
+		chars := e.Chars()
+		if e.Type == "user" || e.Type == "assistant" {
+			p.charsBefore += int64(chars)
+		}
+		if e.IsAPIError {
+			apiErrs = append(apiErrs, apiErr{n, e.UUID, e.ParentUUID, chars})
+			continue
+		}
+		if e.Type == "assistant" && e.Message.ID != "" && !seenMsg[e.Message.ID] {
+			seenMsg[e.Message.ID] = true
+			p.turns++
+		}
+		blocks := len(e.Message.Blocks)
+		for _, b := range e.ToolUses() {
+			c := &call{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
+			if b.Name == "Bash" {
+				if cmd := b.Input.Get("command"); cmd.Type == gjson.String && ephemeral.IsEphemeral(cmd.Str) {
+					c.cmd = strings.Clone(cmd.Str)
+				}
+			}
+			calls[b.ID] = c
+		}
+		trs := e.ToolResults()
+		for _, b := range trs {
+			denial := ""
+			if len(trs) == 1 {
+				denial = e.ToolDenialKind
+			}
+			results = append(results, &result{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index,
+				blocks: blocks, results: len(trs), toolUseID: b.ToolUseID, denial: denial, chars: b.Chars,
+				textOnly: textOnly(b)})
+		}
+	}
+	if p.lines == 0 {
+		return nil, errors.New("the transcript is empty")
+	}
+	p.spillDir = o.spillDir
+	if p.spillDir == "" && o.trim {
+		if p.cwd == "" {
+			return nil, errors.New("--trim: the transcript names no cwd to spill into; pass --spill-dir")
+		}
+		p.spillDir = spill.Dir(filepath.Join(p.cwd, hook.WorkbenchDirName))
+	}
+	p.decide(o, calls, results, refs)
+	for _, a := range apiErrs {
+		p.dropLine(a.line, a.uuid, a.parent)
+		p.charsGone += int64(a.chars)
+		p.apiErrors++
+	}
+	return p, nil
+}
+
+// decide applies the rules in order of precedence: a denied call goes
+// whole, an interrupted result gets the interruption note, a glance result
+// expires, and only what is left may be trimmed.
+func (p *plan) decide(o options, calls map[string]*call, results []*result, refs []toolRef) {
+	handled := map[*result]bool{}
+
+	// Rule 2: denied calls, the most recent keepDenials kept.
+	var denied []*result
+	for _, r := range results {
+		if r.denial == denialRule {
+			denied = append(denied, r)
+		}
+	}
+	p.deniedSeen = len(denied)
+	gone := map[string]bool{}
+	for _, r := range older(denied, o.keepDenials) {
+		c, ok := calls[r.toolUseID]
+		if !ok {
+			// Its tool_use is not in this file: removing the result alone
+			// would leave a half pair, so both stay.
+			continue
+		}
+		p.removeBlock(c.line, c.uuid, c.parent, c.block, c.blocks)
+		p.removeBlock(r.line, r.uuid, r.parent, r.block, r.blocks)
+		p.charsGone += int64(c.chars + r.chars)
+		gone[r.toolUseID] = true
+		handled[r] = true
+		p.removed++
+	}
+	for _, rf := range refs {
+		if gone[rf.ids[0]] || gone[rf.ids[1]] {
+			p.dropLine(rf.line, rf.uuid, rf.parent)
+		}
+	}
+
+	// Rule 3: results an interruption left behind.
+	for _, r := range results {
+		if !handled[r] && (r.denial == denialInterrupted || r.denial == denialCancelled) {
+			p.replace(r, interruptedNote)
+			handled[r] = true
+			p.interrupted++
+		}
+	}
+
+	// Rule 1: glance results but the most recent keepRecent expire.
+	var glances []*result
+	for _, r := range results {
+		if c, ok := calls[r.toolUseID]; ok && c.cmd != "" && !handled[r] {
+			glances = append(glances, r)
+		}
+	}
+	p.glancesSeen = len(glances)
+	for _, r := range older(glances, o.keepRecent) {
+		c := calls[r.toolUseID]
+		p.replace(r, expiredNote(c.cmd, p.turns-c.turn))
+		handled[r] = true
+		p.expired++
+	}
+
+	// Rule 4: large bodies but the most recent trimKeep go to the spill folder.
+	if !o.trim {
+		return
+	}
+	var large []*result
+	for _, r := range results {
+		if !handled[r] && r.textOnly && r.chars >= o.trimMin {
+			large = append(large, r)
+		}
+	}
+	p.largeSeen = len(large)
+	for _, r := range older(large, o.trimKeep) {
+		e := p.edit(r.line)
+		e.replace = append(e.replace, replacement{block: r.block, oldChars: r.chars, single: r.results == 1,
+			trim: "prune-" + safeName(r.toolUseID)})
+		p.trimmed++
+	}
+}
+
+// older returns all of rs but the last keep.
+func older(rs []*result, keep int) []*result {
+	if keep >= len(rs) {
+		return nil
+	}
+	return rs[:len(rs)-max(keep, 0)]
+}
+
+func (p *plan) edit(line int) *lineEdit {
+	e := p.edits[line]
+	if e == nil {
+		e = &lineEdit{}
+		p.edits[line] = e
+	}
+	return e
+}
+
+func (p *plan) replace(r *result, text string) {
+	e := p.edit(r.line)
+	e.replace = append(e.replace, replacement{block: r.block, text: text, oldChars: r.chars, single: r.results == 1})
+}
+
+// removeBlock drops one block of a line, and the line when no block is left.
+func (p *plan) removeBlock(line int, uuid, parent string, block, blocks int) {
+	e := p.edit(line)
+	e.remove = append(e.remove, block)
+	if len(e.remove) >= blocks {
+		p.dropLine(line, uuid, parent)
+	}
+}
+
+func (p *plan) dropLine(line int, uuid, parent string) {
+	p.drop[line] = true
+	delete(p.edits, line)
+	if uuid != "" {
+		p.dropped[uuid] = parent
+	}
+}
+
+// resolve maps a uuid to itself, or, if its entry was dropped, to the
+// nearest ancestor that stays ("" for none: the child becomes a root).
+func (p *plan) resolve(uuid string) string {
+	for range len(p.dropped) + 1 {
+		parent, gone := p.dropped[uuid]
+		if !gone {
+			return uuid
+		}
+		uuid = parent
+	}
+	return "" // a cycle among dropped entries: the child becomes a root
+}
+
+func textOnly(b transcript.Block) bool {
+	if b.Content.Type == gjson.String {
+		return true
+	}
+	if !b.Content.IsArray() {
+		return false
+	}
+	ok := true
+	b.Content.ForEach(func(_, v gjson.Result) bool {
+		ok = v.Get("type").Str == "text"
+		return ok
+	})
+	return ok
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// safeName makes a tool_use id usable as a file name.
+func safeName(id string) string {
+	if id == "" {
+		return "unknown"
+	}
+	return unsafeName.ReplaceAllString(id, "_")
+}
+
+// Notes. They replace bodies the model reads on resume, so they are short
+// and say what to do, in the manner of Claude Code's own notices.
+const interruptedNote = "[The previous turn was interrupted here; this tool result was never produced.]"
+
+// maxNoteCommand bounds the command quoted in an expiry note: enough to
+// recognise it, not so much that the note costs what the result did.
+const maxNoteCommand = 120
+
+func expiredNote(cmd string, turnsAgo int) string {
+	cmd = strings.Join(strings.Fields(cmd), " ")
+	if r := []rune(cmd); len(r) > maxNoteCommand {
+		cmd = string(r[:maxNoteCommand]) + "…"
+	}
+	when := fmt.Sprintf("%d turns ago", turnsAgo)
+	switch turnsAgo {
+	case 0:
+		when = "in the latest turn"
+	case 1:
+		when = "1 turn ago"
+	}
+	return fmt.Sprintf("[Expired: the result of `%s`, run %s. The state may have changed since; run it again if you need it.]", cmd, when)
+}

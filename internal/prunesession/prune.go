@@ -1,0 +1,138 @@
+package prunesession
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/flowerhooks/flower/pkg/atomicfile"
+	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/transcript"
+)
+
+const name = "prune-session"
+
+// Defaults, from the design (context-economics, "Layer four: trim and
+// prune").
+const (
+	// DefaultKeepRecent glance results stay verbatim: the latest ones are
+	// what the model is working from.
+	DefaultKeepRecent = 6
+	// DefaultKeepDenials is 1, not 0: the latest denial stops the model from
+	// retrying the same blocked command.
+	DefaultKeepDenials = 1
+	// DefaultTrimMin and DefaultTrimKeep are the trim policy's min_chars and
+	// keep_recent.
+	DefaultTrimMin  = 2000
+	DefaultTrimKeep = 20
+)
+
+const usage = `Usage: prune-session [flags] SESSION
+
+Writes a pruned fork of a Claude Code session (layer four) and prints its id,
+so that  claude --resume "$(prune-session SESSION)"  resumes the fork. SESSION
+is a transcript path or a session id under $CLAUDE_CONFIG_DIR (~/.claude)
+/projects/*/. The original is never modified; a report goes to stderr.`
+
+// Main runs prune-session and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
+	defer c.Recover(&code)
+	var o options
+	c.Flags.IntVar(&o.keepRecent, "keep-recent", DefaultKeepRecent, "glance results kept verbatim (the most recent)")
+	c.Flags.IntVar(&o.keepDenials, "keep-denials", DefaultKeepDenials, "denied calls kept (the most recent)")
+	c.Flags.BoolVar(&o.trim, "trim", false, "move large tool_result bodies to the spill folder")
+	c.Flags.IntVar(&o.trimMin, "trim-min", DefaultTrimMin, "with --trim: smallest body trimmed, in characters")
+	c.Flags.IntVar(&o.trimKeep, "trim-keep", DefaultTrimKeep, "with --trim: large bodies kept verbatim (the most recent)")
+	c.Flags.StringVar(&o.spillDir, "spill-dir", "", "with --trim: the spill folder (default <session cwd>/.flower/spill)")
+	newID := c.Flags.String("session-id", "", "the fork's session id (default: a random UUID)")
+	dry := c.Flags.Bool("dry-run", false, "report what would change; write nothing")
+	if code, done := c.Parse(args); done {
+		return code
+	}
+	if c.Flags.NArg() != 1 {
+		return c.Fail(fmt.Errorf("want one SESSION (a transcript path or a session id), got %d arguments", c.Flags.NArg()))
+	}
+	for flag, v := range map[string]int{"keep-recent": o.keepRecent, "keep-denials": o.keepDenials, "trim-min": o.trimMin, "trim-keep": o.trimKeep} {
+		if v < 0 {
+			return c.Fail(fmt.Errorf("--%s is %d, want 0 or more", flag, v))
+		}
+	}
+	if *newID == "" {
+		id, err := newSessionID()
+		if err != nil {
+			return c.Fail(err)
+		}
+		*newID = id
+	} else if !uuidShape.MatchString(*newID) {
+		return c.Fail(fmt.Errorf("--session-id %q is not a lowercase UUID", *newID))
+	}
+	rep, err := prune(c.Flags.Arg(0), *newID, o, *dry)
+	if err != nil {
+		return c.Fail(err)
+	}
+	if !*dry {
+		fmt.Fprintln(stdout, *newID)
+	}
+	rep.write(stderr)
+	return hook.ExitOK
+}
+
+// prune does the work of Main once the flags are read.
+func prune(session, newID string, o options, dry bool) (*report, error) {
+	src, err := transcript.Locate(session)
+	if err != nil {
+		return nil, err
+	}
+	p, err := readPlan(src, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
+	}
+	oldID := transcript.SessionID(src)
+	dst := filepath.Join(filepath.Dir(src), newID+".jsonl")
+	dstDir := transcript.SessionDir(dst)
+	if _, err := os.Lstat(dst); err == nil {
+		return nil, fmt.Errorf("%s already exists", dst)
+	}
+	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry}
+	run := func(w io.Writer) error {
+		f, err := os.Open(src)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return rw.rewrite(f, w)
+	}
+	if dry {
+		if err := copySessionDir(transcript.SessionDir(src), "", oldID, newID); err != nil {
+			return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+		}
+		if err := run(io.Discard); err != nil {
+			return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
+		}
+		return newReport(src, "", p, rw.delta, o, true), nil
+	}
+	// The folder first: when the transcript appears, all it refers to is there.
+	if err := copySessionDir(transcript.SessionDir(src), dstDir, oldID, newID); err != nil {
+		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+	}
+	if err := atomicfile.WriteNew(dst, 0o600, run); err != nil {
+		os.RemoveAll(dstDir)
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("%s already exists", dst)
+		}
+		return nil, fmt.Errorf("writing %s: %w (nothing written)", dst, err)
+	}
+	return newReport(src, dst, p, rw.delta, o, false), nil
+}
+
+func readPlan(path string, o options) (*plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return buildPlan(f, o)
+}
