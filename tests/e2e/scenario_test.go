@@ -278,13 +278,13 @@ func (r *Result) parse() error {
 // the locale, so no CLAUDE_* or ANTHROPIC_* variable leaks in.
 func (s *Scenario) env(o Options) []string {
 	env := map[string]string{
-		"PATH":                                     os.Getenv("PATH"),
-		"LANG":                                     "C.UTF-8",
-		"HOME":                                     s.Home,
-		"TMPDIR":                                   s.Dir,
-		"CLAUDE_CONFIG_DIR":                        s.ConfigDir,
-		"ANTHROPIC_BASE_URL":                       s.API.URL,
-		"ANTHROPIC_API_KEY":                        "sk-test",
+		"PATH":               os.Getenv("PATH"),
+		"LANG":               "C.UTF-8",
+		"HOME":               s.Home,
+		"TMPDIR":             s.Dir,
+		"CLAUDE_CONFIG_DIR":  s.ConfigDir,
+		"ANTHROPIC_BASE_URL": s.API.URL,
+		"ANTHROPIC_API_KEY":  "sk-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_TELEMETRY":                        "1",
 		"DISABLE_AUTOUPDATER":                      "1",
