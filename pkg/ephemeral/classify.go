@@ -1,6 +1,304 @@
 package ephemeral
 
-// Classify is being written; until then nothing is a glance, the safe answer.
+import (
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// parsers reuses bash parsers across calls: building one costs more than
+// parsing a typical command. A Parser is not safe for concurrent use, so
+// each call takes its own from the pool.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// Classify decides whether cmd, a bash command line, is a glance, with a
+// reason for the whole line and for each simple command in it. It reads the
+// syntax tree: every simple command of every &&, ||, ;, | and newline
+// segment must be on the glance table with arguments that pass its rules,
+// and nothing around them may write, run other code or keep running.
 func Classify(cmd string) Verdict {
-	return Verdict{Reason: "classifier not written yet"}
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(cmd), "")
+	parsers.Put(p)
+	if err != nil {
+		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
+	}
+	c := classifier{r: resolver{src: cmd}}
+	for _, s := range f.Stmts {
+		c.stmt(s)
+	}
+	return c.verdict()
 }
+
+// classifier collects the segments of one command line.
+type classifier struct {
+	r    resolver
+	segs []Segment
+}
+
+func (c *classifier) verdict() Verdict {
+	if len(c.segs) == 0 {
+		return Verdict{Reason: "no command"}
+	}
+	v := Verdict{Glance: true, Segments: c.segs}
+	for _, s := range c.segs {
+		if !s.Glance {
+			return Verdict{Reason: s.Reason, Segments: c.segs}
+		}
+	}
+	if len(c.segs) == 1 {
+		v.Reason = c.segs[0].Reason
+		return v
+	}
+	names := make([]string, len(c.segs))
+	for i, s := range c.segs {
+		names[i], _, _ = strings.Cut(s.Reason, ":")
+	}
+	v.Reason = "every command is a glance: " + strings.Join(names, ", ")
+	return v
+}
+
+// add records the segment s with its verdict.
+func (c *classifier) add(s *syntax.Stmt, why, glance string) {
+	text := strings.TrimRight(c.r.text(s), "; \t\n")
+	if why != "" {
+		c.segs = append(c.segs, Segment{Command: text, Reason: why})
+		return
+	}
+	c.segs = append(c.segs, Segment{Command: text, Glance: true, Reason: glance})
+}
+
+// stmt classifies one statement: a simple command, or a list or pipeline
+// of statements, which are split into their simple commands.
+func (c *classifier) stmt(s *syntax.Stmt) {
+	switch {
+	case s.Background:
+		c.add(s, "background & keeps running after the command returns", "")
+		return
+	case s.Coprocess || s.Disown:
+		c.add(s, "a coprocess keeps running after the command returns", "")
+		return
+	}
+	switch x := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if len(s.Redirs) > 0 {
+			c.add(s, "a redirection of a whole list is not on the table", "")
+			return
+		}
+		c.stmt(x.X)
+		c.stmt(x.Y)
+	case *syntax.CallExpr:
+		glance, why := c.call(x)
+		if why == "" {
+			why = c.redirects(s.Redirs)
+		}
+		c.add(s, why, glance)
+	case nil:
+		c.add(s, "a redirection without a command creates or empties a file", "")
+	default:
+		c.add(s, compoundKind(x), "")
+	}
+}
+
+// call classifies one simple command. It returns the glance reason, or why
+// it is not a glance.
+func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
+	if len(x.Assigns) > 0 {
+		a := c.r.text(x.Assigns[0])
+		if len(x.Args) == 0 {
+			return "", "assignment " + a + " changes the shell"
+		}
+		return "", "environment assignment " + a + " changes how the command runs"
+	}
+	name := x.Args[0].Lit()
+	if name == "" {
+		return "", "command name " + c.r.text(x.Args[0]) + " is not a plain word"
+	}
+	cmd, ok := lookup[name]
+	if !ok {
+		if w, known := refusedWhy[name]; known {
+			return "", name + ": " + w
+		}
+		if strings.ContainsAny(name, `\*?[{~`) {
+			return "", "command name " + name + " is escaped or a pattern, not a plain word"
+		}
+		return "", name + ": not on the glance table"
+	}
+	args := make([]arg, 0, len(x.Args)-1)
+	for _, w := range x.Args[1:] {
+		a, why := c.r.resolve(w)
+		if why != "" {
+			return "", name + ": " + why
+		}
+		// For a command whose every option and operand is harmless, the
+		// words a glob or a brace expands to do not matter.
+		if cmd.hasRules() && a.brace {
+			return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
+		}
+		if cmd.hasRules() && a.mayBeOption() {
+			return "", name + ": glob " + a.src + " may expand to an option"
+		}
+		args = append(args, a)
+	}
+	if why := cmd.checkArgs(args); why != "" {
+		return "", why
+	}
+	if cmd.name == "git" {
+		return gitLabel(args), ""
+	}
+	return name + ": " + cmd.about, ""
+}
+
+// checkArgs applies the command's rules to its arguments.
+func (cmd *command) checkArgs(args []arg) string {
+	for _, a := range args {
+		if !a.isOption() {
+			continue
+		}
+		if f, hit := denied(cmd.deny, a); hit {
+			who := cmd.name
+			if who == "git" {
+				who = gitName(args)
+			}
+			return who + " " + a.src + " " + f.why
+		}
+	}
+	if cmd.allow != nil || cmd.limit != 0 {
+		var operands []arg
+		if cmd.allow != nil {
+			var bad string
+			if operands, _, bad = cmd.allow.scan(args); bad != "" {
+				return cmd.name + " option " + bad + " is not on the table"
+			}
+		} else {
+			operands = operandsOf(args)
+		}
+		limit := cmd.limit
+		if limit == noOperands {
+			limit = 0
+		}
+		if cmd.limit != 0 && len(operands) > limit {
+			why := "more operands than allowed"
+			if cmd.note != "" {
+				why = cmd.note
+			}
+			return cmd.name + " " + operands[limit].src + ": " + why
+		}
+		if cmd.limit != 0 {
+			for _, a := range operands {
+				if a.glob {
+					return cmd.name + ": glob " + a.src + " may expand to more operands than allowed"
+				}
+			}
+		}
+	}
+	if cmd.check != nil {
+		return cmd.check(args)
+	}
+	return ""
+}
+
+// operandsOf returns the words of args that are not options.
+func operandsOf(args []arg) []arg {
+	var out []arg
+	for i, a := range args {
+		if a.value == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if !a.isOption() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// redirects checks the redirections of a simple command. Only reading a
+// file, duplicating or closing a descriptor, and writing to /dev/null pass.
+func (c *classifier) redirects(rs []*syntax.Redirect) string {
+	for _, r := range rs {
+		if why := c.redirect(r); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// devNull is the one file a glance may redirect output to.
+const devNull = "/dev/null"
+
+func (c *classifier) redirect(r *syntax.Redirect) string {
+	text := c.r.text(r)
+	if r.N != nil && !allDigits(r.N.Value) {
+		return "redirection " + text + " assigns a variable"
+	}
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		return "here-document " + r.Op.String() + " is not on the table"
+	case syntax.WordHdoc:
+		return "here-string <<< is not on the table"
+	case syntax.RdrInOut:
+		return "redirection " + text + " opens a file for writing"
+	}
+	a, why := c.r.resolve(r.Word)
+	if why != "" {
+		return "redirection " + text + ": " + why
+	}
+	if a.glob || a.brace {
+		return "redirection " + text + " may expand to another file"
+	}
+	switch r.Op {
+	case syntax.RdrIn:
+		return ""
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+		if a.value == devNull {
+			return ""
+		}
+		return "redirection " + text + " writes a file"
+	case syntax.DplIn, syntax.DplOut:
+		if allDigits(a.value) || a.value == "-" || r.Op == syntax.DplOut && a.value == devNull {
+			return ""
+		}
+		return "redirection " + text + " writes a file"
+	}
+	return "redirection " + text + " is not on the table"
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// compoundKind says why a compound command is not a glance.
+func compoundKind(x syntax.Command) string {
+	switch x.(type) {
+	case *syntax.Subshell:
+		return "a subshell ( … ) is not on the table"
+	case *syntax.Block:
+		return "a group { … } is not on the table"
+	case *syntax.FuncDecl:
+		return "a function definition changes the shell"
+	case *syntax.IfClause, *syntax.CaseClause:
+		return "a conditional is not on the table"
+	case *syntax.WhileClause, *syntax.ForClause:
+		return "a loop is not on the table"
+	case *syntax.TimeClause:
+		return "time runs another command"
+	case *syntax.CoprocClause:
+		return "a coprocess keeps running after the command returns"
+	case *syntax.DeclClause:
+		return "a declaration changes the shell"
+	case *syntax.LetClause, *syntax.ArithmCmd:
+		return "arithmetic commands can assign variables"
+	case *syntax.TestClause:
+		return "a [[ … ]] test is not on the table"
+	}
+	return "a compound command is not on the table"
+}
+
+// oneLine keeps a message on one line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
