@@ -21,19 +21,21 @@ const defaultIndent = "  "
 // left it: untouched parts byte for byte, flower's entries compact.
 // Whitespace around the top-level value is carried over either way.
 func reformat(orig, merged []byte) ([]byte, error) {
-	unit, ok := indentOf(orig)
-	if !ok {
-		return merged, nil
+	value := bytes.TrimSpace(merged)
+	if unit, ok := indentOf(orig); ok {
+		var compact, out bytes.Buffer
+		if err := json.Compact(&compact, value); err != nil {
+			return nil, err
+		}
+		if err := json.Indent(&out, compact.Bytes(), "", unit); err != nil {
+			return nil, err
+		}
+		value = out.Bytes()
 	}
-	var compact, out bytes.Buffer
-	if err := json.Compact(&compact, merged); err != nil {
-		return nil, err
-	}
-	if err := json.Indent(&out, compact.Bytes(), "", unit); err != nil {
-		return nil, err
-	}
+	// sjson drops the whitespace after the top-level value when it deletes
+	// its last key; the file's own is put back.
 	lead, trail := surrounding(orig)
-	return append(append([]byte(lead), out.Bytes()...), trail...), nil
+	return append(append([]byte(lead), value...), trail...), nil
 }
 
 // indentOf reports the indent unit orig is laid out with, if it is one of
