@@ -208,25 +208,38 @@ func formatSize(n int64) string {
 	return strconv.FormatFloat(f, 'f', 1, 64) + " " + u
 }
 
+// settleRounds bounds how often Refresh re-scans after its own write. Under
+// a steady stream of writes it gives up rather than spin; the next event
+// refreshes again.
+const settleRounds = 4
+
 // Refresh creates the workbench at root if need be, scans it, and writes
 // INDEX.md atomically if its content changed. Rewriting only on change keeps
 // INDEX.md's mtime meaningful and spares the disk when several hooks refresh
 // at once; each writer renames a whole file into place, so a reader never
 // sees a part.
+//
+// Hooks run in parallel, so a writer whose scan predates another's file may
+// rename its index last, hiding that file. After writing, Refresh scans again
+// and writes again until a scan matches the file: the last writer then
+// leaves an index at least as new as its final scan, and a file written
+// after that scan has its own hook refresh after it.
 func Refresh(root string, limit int) (ix *Index, md []byte, err error) {
 	if err := Create(root); err != nil {
 		return nil, nil, err
 	}
-	if ix, err = Scan(root, limit); err != nil {
-		return nil, nil, err
-	}
-	md = ix.Markdown()
 	path := filepath.Join(root, IndexFile)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, md) {
-		return ix, md, nil
-	}
-	if err := atomicfile.Write(path, md, FilePerm); err != nil {
-		return nil, nil, err
+	for range settleRounds {
+		if ix, err = Scan(root, limit); err != nil {
+			return nil, nil, err
+		}
+		md = ix.Markdown()
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, md) {
+			return ix, md, nil
+		}
+		if err := atomicfile.Write(path, md, FilePerm); err != nil {
+			return nil, nil, err
+		}
 	}
 	return ix, md, nil
 }

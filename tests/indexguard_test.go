@@ -1,0 +1,242 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/internal/indexguard"
+	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/workbench"
+)
+
+// TestIndexGuardGolden runs the txtar cases of index-guard. A txtar archive
+// cannot give files their mtimes, and files written in one burst share or
+// straddle the file system's clock ticks, so the index's newest-first order
+// would be left to chance. pinnedMtimes fixes it: before each run, the
+// files under scripts/ and artifacts/ get mtimes in lexical order of their
+// paths, so the lexically last is the newest.
+func TestIndexGuardGolden(t *testing.T) {
+	runGolden(t, "index-guard", pinnedMtimes(indexguard.Main))
+}
+
+// pinnedBase is the first pinned mtime; each further file is a minute newer.
+var pinnedBase = time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+
+func pinnedMtimes(main mainFunc) mainFunc {
+	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		in, err := io.ReadAll(stdin)
+		if err != nil {
+			panic(err)
+		}
+		flagValue := ""
+		for i, a := range args {
+			if v, ok := strings.CutPrefix(a, "--workbench="); ok {
+				flagValue = v
+			} else if a == "--workbench" && i+1 < len(args) {
+				flagValue = args[i+1]
+			}
+		}
+		if root, err := hook.WorkbenchRoot(flagValue, gjson.GetBytes(in, "cwd").String()); err == nil {
+			pin(root)
+		}
+		return main(args, bytes.NewReader(in), stdout, stderr)
+	}
+}
+
+func pin(root string) {
+	var files []string
+	for _, dir := range []string{workbench.ScriptsDir, workbench.ArtifactsDir} {
+		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	slices.Sort(files)
+	for i, p := range files {
+		mt := pinnedBase.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, mt, mt)
+	}
+}
+
+func TestIndexGuardBadStdin(t *testing.T) {
+	checkBadStdin(t, "index-guard", indexguard.Main, "--workbench", t.TempDir())
+}
+
+// run calls index-guard with a payload built from fields (values are JSON).
+func run(t *testing.T, args []string, fields ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = indexguard.Main(args, strings.NewReader("{"+strings.Join(fields, ",")+"}"), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestIndexGuardSession plays a session: the block at start, silence on a
+// prompt while nothing changed, the block again once a subagent wrote a
+// script, then silence again; a second session keeps its own digest.
+func TestIndexGuardSession(t *testing.T) {
+	t.Setenv("FLOWER_WORKBENCH", "")
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	proj := t.TempDir()
+	cwd := fmt.Sprintf(`"cwd":%q`, proj)
+	sess := func(id string) string { return fmt.Sprintf(`"session_id":%q`, id) }
+	start := `"hook_event_name":"SessionStart","source":"startup"`
+	prompt := `"hook_event_name":"UserPromptSubmit","prompt":"go on"`
+
+	step := func(label string, wantBlock bool, fields ...string) string {
+		t.Helper()
+		code, out, errs := run(t, nil, fields...)
+		if code != 0 || errs != "" {
+			t.Fatalf("%s: exit %d, stderr %q", label, code, errs)
+		}
+		if got := out != ""; got != wantBlock {
+			t.Fatalf("%s: printed %q, want a block: %v", label, out, wantBlock)
+		}
+		return gjson.Get(out, "hookSpecificOutput.additionalContext").String()
+	}
+	step("session start", true, start, sess("s1"), cwd)
+	step("first prompt", false, prompt, sess("s1"), cwd)
+
+	script := filepath.Join(proj, ".flower", "scripts", "probe.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n# Probe the fake API\ncurl -s localhost\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("PostToolUse Write", false, `"hook_event_name":"PostToolUse","tool_name":"Write","agent_id":"a1"`, sess("s1"), cwd,
+		fmt.Sprintf(`"tool_input":{"file_path":%q,"content":"x"}`, script))
+	idx, _ := os.ReadFile(filepath.Join(proj, ".flower", "INDEX.md"))
+	if !strings.Contains(string(idx), "- scripts/probe.sh (49 B): Probe the fake API\n") {
+		t.Fatalf("INDEX.md misses the new script:\n%s", idx)
+	}
+	if b := step("prompt after a change", true, prompt, sess("s1"), cwd); !strings.Contains(b, "Probe the fake API") {
+		t.Errorf("re-injected block misses the new script:\n%s", b)
+	}
+	step("next prompt", false, prompt, sess("s1"), cwd)
+	step("another session's first prompt", true, prompt, sess("s2"), cwd)
+	step("compaction brings the block back", true, `"hook_event_name":"SessionStart","source":"compact"`, sess("s1"), cwd)
+	step("prompt after compaction", false, prompt, sess("s1"), cwd)
+	step("odd session id", true, prompt, sess("../../etc/passwd"), cwd)
+	step("odd session id, again", false, prompt, sess("../../etc/passwd"), cwd)
+	states, _ := filepath.Glob(filepath.Join(proj, ".flower", ".state", "*"))
+	for _, s := range states {
+		if b := filepath.Base(s); b != "s1.digest" && b != "s2.digest" && !strings.HasPrefix(b, "h-") {
+			t.Errorf("unexpected state file %s", s)
+		}
+	}
+	if len(states) != 3 {
+		t.Errorf("state files %v, want three", states)
+	}
+}
+
+// TestIndexGuardUnderCap: a workbench of 500 scripts with long descriptions
+// gives blocks under the cap, for the coordinator and for a worker.
+func TestIndexGuardUnderCap(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("a long description that keeps going ", 20)
+	if err := os.MkdirAll(filepath.Join(root, "scripts"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		p := filepath.Join(root, "scripts", fmt.Sprintf("script-with-a-rather-long-name-%03d.py", i))
+		if err := os.WriteFile(p, []byte(`"""`+long+`"""`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, args := range [][]string{{"--workbench", root}, {"--workbench", root, "--max-entries", "500"}} {
+		for _, ev := range []string{"SessionStart", "SubagentStart", "UserPromptSubmit"} {
+			// A session of its own for each run: a prompt in a session that
+			// was already shown this index rightly prints nothing.
+			code, out, errs := run(t, args, fmt.Sprintf(`"hook_event_name":%q,"session_id":"cap-%d-%s"`, ev, i, ev))
+			if code != 0 {
+				t.Fatalf("%v %s: exit %d: %s", args, ev, code, errs)
+			}
+			block := gjson.Get(out, "hookSpecificOutput.additionalContext").String()
+			if n := workbench.BlockLen(block); n == 0 || n >= workbench.PromptCap {
+				t.Errorf("%v %s: block of %d characters, want 1..%d", args, ev, n, workbench.PromptCap-1)
+			}
+			if !strings.Contains(block, "of 500 files listed;") || !strings.Contains(block, "older left out") {
+				t.Errorf("%v %s: block does not count what it left out:\n%s", args, ev, block[max(0, len(block)-200):])
+			}
+		}
+	}
+}
+
+// TestIndexGuardConcurrent runs many PostToolUse regenerations at once, as
+// parallel Write calls do, with readers watching INDEX.md: every read is a
+// whole index, and the last one lists every script.
+func TestIndexGuardConcurrent(t *testing.T) {
+	root := t.TempDir()
+	if err := workbench.Create(root); err != nil {
+		t.Fatal(err)
+	}
+	const hooks = 24
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	var readErr error
+	var reads int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			b, err := os.ReadFile(filepath.Join(root, "INDEX.md"))
+			if err != nil {
+				continue // not written yet
+			}
+			reads++
+			if !strings.HasPrefix(string(b), "# Workbench index\n") || !strings.HasSuffix(string(b), " left out.\n") &&
+				!strings.HasSuffix(string(b), "are empty.\n") && !strings.HasSuffix(string(b), "list the folders to see them.\n") {
+				readErr = fmt.Errorf("partial INDEX.md:\n%s", b)
+				return
+			}
+		}
+	}()
+	var hw sync.WaitGroup
+	codes := make([]int, hooks)
+	for i := range hooks {
+		hw.Add(1)
+		go func() {
+			defer hw.Done()
+			p := filepath.Join(root, "scripts", fmt.Sprintf("s%02d.sh", i))
+			if err := os.WriteFile(p, []byte(fmt.Sprintf("# script number %d\n", i)), 0o644); err != nil {
+				codes[i] = -1
+				return
+			}
+			codes[i], _, _ = run(t, []string{"--workbench", root},
+				`"hook_event_name":"PostToolUse","tool_name":"Write"`, fmt.Sprintf(`"tool_input":{"file_path":%q}`, p))
+		}()
+	}
+	hw.Wait()
+	close(done)
+	wg.Wait()
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	for i, c := range codes {
+		if c != 0 {
+			t.Errorf("hook %d exited %d", i, c)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(root, "INDEX.md"))
+	for i := range hooks {
+		if !strings.Contains(string(b), fmt.Sprintf("s%02d.sh (%d B): script number %d\n", i, len(fmt.Sprintf("# script number %d\n", i)), i)) {
+			t.Errorf("final INDEX.md misses s%02d.sh:\n%s", i, b)
+		}
+	}
+	t.Logf("%d reads of INDEX.md during the run, all whole", reads)
+}
