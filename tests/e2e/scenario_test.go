@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowerhooks/flower/internal/flowersettings"
 )
 
 // DefaultTimeout bounds one CLI run. A scenario takes a few seconds; the
@@ -62,9 +64,12 @@ func NewScenario(t *testing.T) *Scenario {
 }
 
 // Bin is the absolute path of a command freshly built from ./cmd/<name>. It
-// fails the test when there is no such command.
+// fails the test when there is no such command or it did not build.
 func Bin(t testing.TB, name string) string {
 	t.Helper()
+	if msg, ok := buildErrs[name]; ok {
+		t.Fatalf("./cmd/%s does not build: %s", name, msg)
+	}
 	p := filepath.Join(binDir, name)
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("no built command %q: is there a ./cmd/%s?", name, name)
@@ -72,10 +77,11 @@ func Bin(t testing.TB, name string) string {
 	return p
 }
 
-// HasCommand reports whether ./cmd/<name> exists (and so was built): for
-// setups that include a layer only once it has landed.
+// HasCommand reports whether ./cmd/<name> exists: for setups that include a
+// layer only once it has landed. (Bin then fails the test if it did not
+// build.)
 func HasCommand(name string) bool {
-	_, err := os.Stat(filepath.Join(binDir, name))
+	_, err := os.Stat(filepath.Join(repoRoot, "cmd", name))
 	return err == nil
 }
 
@@ -396,4 +402,44 @@ func (s *Scenario) ProjectDir() string {
 // are under <ProjectDir>/<sessionID>/subagents/).
 func (s *Scenario) Transcript(sessionID string) string {
 	return filepath.Join(s.ProjectDir(), sessionID+".jsonl")
+}
+
+// LayerHooks is the hooks flower wires for the named layers ("1", "2", "3",
+// "glance": flowersettings' layer names), exactly as flower-settings writes
+// them (flowersettings.Catalog: events, matchers, arguments, timeouts),
+// calling the freshly built binaries. It fails the test when a layer's
+// command has not been built.
+func LayerHooks(t testing.TB, layers ...string) []Hook {
+	t.Helper()
+	var hooks []Hook
+	for _, e := range flowersettings.Catalog {
+		if !slices.Contains(layers, e.Layer) {
+			continue
+		}
+		Bin(t, e.Binary)
+		hooks = append(hooks, Hook{Event: e.Event, Matcher: e.Matcher, Command: e.Command(binDir), Timeout: e.Timeout})
+	}
+	if len(hooks) == 0 {
+		t.Fatalf("no hook entries for layers %q", layers)
+	}
+	return hooks
+}
+
+// LandedHooks is LayerHooks for the named layers that have landed: only the
+// entries whose command exists in ./cmd, and the layers they belong to. For
+// setups (like the demo) that grow as layers land. A landed command that
+// does not build fails the test.
+func LandedHooks(t testing.TB, layers ...string) (hooks []Hook, landed []string) {
+	t.Helper()
+	for _, e := range flowersettings.Catalog {
+		if !slices.Contains(layers, e.Layer) || !HasCommand(e.Binary) {
+			continue
+		}
+		Bin(t, e.Binary)
+		hooks = append(hooks, Hook{Event: e.Event, Matcher: e.Matcher, Command: e.Command(binDir), Timeout: e.Timeout})
+		if !slices.Contains(landed, e.Layer) {
+			landed = append(landed, e.Layer)
+		}
+	}
+	return hooks, landed
 }
