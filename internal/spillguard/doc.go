@@ -1,0 +1,39 @@
+// Package spillguard is spill-guard, the PostToolUse hook of layer three: it
+// keeps long tool results out of the model's context.
+//
+// Stdin is a Claude Code hook payload. On PostToolUse, every string field of
+// tool_response longer than --threshold characters (reached through objects,
+// never through arrays, which may hold image blocks; or tool_response itself
+// when it is a string, as MCP tools give) is written whole to a new file in
+// <workbench>/spill/ (package spill) and replaced by a pointer line naming
+// that file, its size in characters and lines, and how to Read it, followed
+// by the field's first --head characters.
+//
+// Bash output over 30,000 characters reaches the hook cut, with
+// persistedOutputPath naming Claude Code's copy of the whole output: the
+// spill file is then made from that copy, so it holds the whole output. If
+// the copy cannot be read, the cut stdout is spilled and the pointer says
+// so and names Claude Code's copy.
+//
+// Passed untouched: other events; subagent calls with --main-only; a Read
+// whose file_path lies in the spill folder and a Bash glance (package
+// ephemeral) whose words name a file there, so that the pointer's "use
+// Read" never loops; a Read of anything but text (images, PDFs, notebooks);
+// Bash output flagged isImage; the edit tools (Write, Edit, MultiEdit,
+// NotebookEdit), whose results echo file contents the model is not shown.
+//
+// Stdout: {"hookSpecificOutput":{"hookEventName":"PostToolUse",
+// "updatedToolOutput":<tool_response with only the spilled fields
+// replaced>}}, every other byte of tool_response kept as it came (Claude
+// Code drops a replacement that does not match the tool's output schema).
+// Nothing is printed when no field is over the threshold.
+//
+// Flags: --threshold N (4000) characters a field may have before it is
+// spilled; --head N (400) characters kept after the pointer; --main-only to
+// spill main-thread results only; --workbench DIR.
+//
+// Exit codes: 0 with the replacement or nothing on stdout; 1 with one
+// stderr line when the payload or the flags are bad or a spill file cannot
+// be written (a read-only or full disk, a spill/ that is a symlink): then
+// nothing is printed and the model gets the original output. Never 2.
+package spillguard

@@ -1,0 +1,217 @@
+// Package spill keeps long text out of a model's context: it writes the text
+// whole to a new file in the workbench's spill folder and gives the pointer
+// that stands for it in context (a line naming the file, its size, and how
+// to read it back) followed by the text's first characters.
+//
+// Layer three (spill-guard) spills long tool results as they happen; layer
+// four (prune-session --trim) spills long results of a stored transcript.
+// Both go through Write, so the file naming, the permissions and the pointer
+// wording live here once.
+//
+// Characters are counted as Unicode code points: the bytes that do not
+// continue a UTF-8 sequence, which for valid UTF-8 is utf8.RuneCount. Lines
+// are the newlines, plus one when the text does not end in a newline.
+package spill
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/atomicfile"
+	"github.com/flowerhooks/flower/pkg/workbench"
+)
+
+// Tool output can hold secrets (tokens in env dumps, keys in config files),
+// so the folder and its files are the owner's alone.
+const (
+	DirPerm  fs.FileMode = workbench.DirPerm
+	FilePerm fs.FileMode = workbench.FilePerm
+)
+
+// maxNameBytes caps a spill file's name well under NAME_MAX (255 bytes on
+// Linux and macOS), leaving room for the temp-file prefix and suffix that
+// package atomicfile adds beside it.
+const maxNameBytes = 160
+
+// maxTries bounds the search for a free name: the hint already holds the
+// tool_use_id, so a clash means the same call was spilled again (a retry).
+const maxTries = 1000
+
+// writeBuffer is the size of the writes to the file: large enough that a
+// caller writing small pieces does not pay a system call for each.
+const writeBuffer = 256 << 10
+
+// Dir is the spill folder of the workbench rooted at root.
+func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
+
+// Prepare makes dir usable as a spill folder: it creates it (and its
+// parents, DirPerm like the workbench's own) if missing, refuses it when it
+// is a symlink or not a folder, and narrows its permissions to DirPerm.
+func Prepare(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), DirPerm); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		// A symlinked spill folder could send tool output anywhere the link
+		// points, outside the workbench and its permissions.
+		return fmt.Errorf("spill folder %s is a symlink", dir)
+	case !fi.IsDir():
+		return fmt.Errorf("spill folder %s is not a folder", dir)
+	case fi.Mode().Perm() != DirPerm:
+		return os.Chmod(dir, DirPerm)
+	}
+	return nil
+}
+
+// File describes one spilled text.
+type File struct {
+	Path  string // absolute path of the spill file
+	Chars int64  // characters (code points) in the file
+	Lines int64  // lines in the file
+	Head  string // the first characters of the text, cut on a character boundary
+	// Note, when set, is one more sentence for the pointer, for example
+	// that the file holds less than the whole output.
+	Note string
+}
+
+// Pointer is the line that stands for the spilled text in context.
+func (f File) Pointer() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Spilled to a file to keep it out of context: %d characters, %d lines, in full at %s. ",
+		f.Chars, f.Lines, f.Path)
+	b.WriteString("Use Read on that file with offset/limit to see the rest.")
+	if f.Note != "" {
+		b.WriteString(" " + strings.TrimSpace(f.Note))
+	}
+	if f.Head != "" {
+		fmt.Fprintf(&b, " The first %d characters follow.", runeCount(f.Head))
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// Text is what replaces the spilled text: the pointer line, then the head.
+func (f File) Text() string {
+	if f.Head == "" {
+		return f.Pointer()
+	}
+	return f.Pointer() + "\n" + f.Head
+}
+
+// Write creates a new file in dir holding what fill writes, and returns its
+// description with the first head characters. The file is named from hint
+// (sanitized, with ".txt"), with "-2", "-3", … added when the name is taken:
+// Write never replaces a file. The file is complete on disk (written to a
+// temporary file, synced, linked into place) before Write returns; when
+// fill or the write fails nothing is left behind. If a parallel writer takes
+// the chosen name between the check and the link, fill runs again for the
+// next name, so it must be able to write the text more than once.
+func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return File{}, err
+	}
+	base := sanitize(hint)
+	for try := 1; try <= maxTries; try++ {
+		name := base + ".txt"
+		if try > 1 {
+			name = fmt.Sprintf("%s-%d.txt", base, try)
+		}
+		path := filepath.Join(abs, name)
+		if _, err := os.Lstat(path); err == nil {
+			continue
+		}
+		var c *counter
+		err := atomicfile.WriteNew(path, FilePerm, func(w io.Writer) error {
+			c = newCounter(w, head)
+			bw := bufio.NewWriterSize(c, writeBuffer)
+			if err := fill(bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return File{}, err
+		}
+		return File{Path: path, Chars: c.chars, Lines: c.lines(), Head: string(c.head)}, nil
+	}
+	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, abs, maxTries)
+}
+
+// WriteString is Write for a text already in memory.
+func WriteString(dir, hint, text string, head int) (File, error) {
+	return Write(dir, hint, head, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
+}
+
+// sanitize turns hint into a file name: letters, digits, '.', '_' and '-'
+// are kept, every other byte becomes '_', a leading dot is dropped so the
+// file is not hidden, and the result is capped at maxNameBytes.
+func sanitize(hint string) string {
+	b := []byte(hint)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	s := strings.TrimLeft(string(b), ".")
+	if len(s) > maxNameBytes {
+		s = s[:maxNameBytes]
+	}
+	if s == "" {
+		s = "spill"
+	}
+	return s
+}
+
+// Holds reports whether path (absolute, or relative to the current
+// directory) names something inside the spill folder dir, after cleaning
+// both and resolving their symlinks as far as they exist. A read of such a
+// file must never be spilled again: the pointer's "use Read" would loop.
+func Holds(dir, path string) bool {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(resolve(absDir), resolve(abs))
+	if err != nil {
+		return false
+	}
+	return rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolve returns path with symlinks resolved as far as it exists: a path
+// that does not exist resolves through its nearest existing ancestor.
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	parent := filepath.Dir(path)
+	if parent == path {
+		return path
+	}
+	return filepath.Join(resolve(parent), filepath.Base(path))
+}
