@@ -34,7 +34,7 @@ func newReport(src, dst string, p *plan, delta int64, o options, dry bool) *repo
 	if before > 0 {
 		change = fmt.Sprintf(" (%+.1f%%)", 100*float64(after-before)/float64(before))
 	}
-	add("  chars     %d -> %d%s in %d turns", before, after, change, p.turns)
+	add("  chars     %d -> %d%s in %s", before, after, change, plural(p.turns, "turn"))
 	return r
 }
 
