@@ -87,9 +87,11 @@ func (g *guard) sessionStart() int {
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	// A failed record costs one repeated block on the first prompt, which
-	// is better than no block at all: the error is not fatal.
-	_ = g.record(md)
+	if !g.seen(md) {
+		// A failed record costs one repeated block on the first prompt,
+		// which is better than no block at all: the error is not fatal.
+		_ = g.record(md)
+	}
 	return g.answer(block)
 }
 

@@ -49,7 +49,11 @@ func Create(root string) error {
 			return err
 		}
 	}
-	err := atomicfile.WriteNew(filepath.Join(root, gitignoreFile), FilePerm, func(w io.Writer) error {
+	ignore := filepath.Join(root, gitignoreFile)
+	if _, err := os.Lstat(ignore); err == nil {
+		return nil // the common case: a stat is cheaper than a temp file that cannot be linked
+	}
+	err := atomicfile.WriteNew(ignore, FilePerm, func(w io.Writer) error {
 		_, err := io.WriteString(w, gitignore)
 		return err
 	})
