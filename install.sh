@@ -1,0 +1,212 @@
+#!/bin/sh
+# install.sh builds flower's commands from this checkout into $PREFIX/bin and
+# wires their hooks into Claude Code's settings; --uninstall takes out exactly
+# that again. The settings file is merged by flower-settings (cmd/), in Go:
+# every other key and hook stays, a second run changes nothing, the previous
+# file is kept as <file>.flower.bak, and a file that is not valid JSON stops
+# the run before anything is changed.
+set -eu
+
+usage() {
+	cat <<'EOF'
+Usage: ./install.sh [--layers 1,2,3] [--prefix DIR] [--settings FILE | --project] [--dry-run]
+       ./install.sh --uninstall [--prefix DIR] [--settings FILE | --project] [--dry-run]
+
+Builds static binaries of every command in cmd/ into PREFIX/bin, checks that
+each runs, and wires the hooks of the chosen layers into a Claude Code
+settings file with absolute paths to those binaries.
+
+  --layers LIST    layers wired after the run, comma-separated:
+                     1       delegate-guard: the main thread delegates hands-on work
+                     2       index-guard: the workbench index in every session and subagent
+                     3       spill-guard: long tool results spilled to the workbench
+                     glance  glance-check --hook: auto-approves read-only Bash glances
+                             (git status, ls, cat) without a permission prompt; opt-in
+                   Entries of layers not listed are removed. Default: the layers
+                   already wired, or 1,2,3 on a first install.
+  --prefix DIR     install into DIR/bin (default $PREFIX, else ~/.local)
+  --settings FILE  the settings file (default $CLAUDE_CONFIG_DIR/settings.json,
+                   else ~/.claude/settings.json)
+  --project        use .claude/settings.json of the git repository around the
+                   current directory (shared with everyone who clones it; for
+                   yourself only, --settings .claude/settings.local.json)
+  --dry-run        print what would change, change nothing
+  --uninstall      remove flower's hook entries from the settings file and its
+                   binaries from PREFIX/bin, nothing else
+  -h, --help       this text
+
+Needs Go (go.mod names the version; an older go fetches it).
+EOF
+}
+
+say() { printf '%s\n' "$*"; }
+die() {
+	printf 'install.sh: %s\n' "$*" >&2
+	exit 1
+}
+
+prefix=${PREFIX:-${HOME:?HOME is not set}/.local}
+settings=
+project=false
+layers=
+dry=false
+uninstall=false
+while [ $# -gt 0 ]; do
+	case $1 in
+	--prefix | --settings | --layers)
+		[ $# -ge 2 ] || die "$1 needs a value (see --help)"
+		case $1 in
+		--prefix) prefix=$2 ;;
+		--settings) settings=$2 ;;
+		--layers) layers=$2 ;;
+		esac
+		shift 2
+		continue
+		;;
+	--prefix=*) prefix=${1#*=} ;;
+	--settings=*) settings=${1#*=} ;;
+	--layers=*) layers=${1#*=} ;;
+	--project) project=true ;;
+	--dry-run) dry=true ;;
+	--uninstall) uninstall=true ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+	shift
+done
+
+here=$(pwd)
+src=$(cd "$(dirname "$0")" && pwd)
+absolute() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	*) printf '%s\n' "$here/$1" ;;
+	esac
+}
+
+if [ -n "$settings" ] && $project; then
+	die "--settings and --project name two files; give one"
+fi
+if $project; then
+	root=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null) ||
+		die "--project: $here is not inside a git repository"
+	settings=$root/.claude/settings.json
+elif [ -z "$settings" ]; then
+	settings=${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json
+fi
+settings=$(absolute "$settings")
+bindir=$(absolute "$prefix")/bin
+
+go=${GO:-go}
+command -v "$go" >/dev/null 2>&1 || die "Go is needed to build flower (https://go.dev/dl/)"
+
+# The commands are every folder of cmd/ but flower-settings, which only this
+# script runs.
+names=
+for d in "$src"/cmd/*/; do
+	name=$(basename "$d")
+	[ "$name" = flower-settings ] || names="$names $name"
+done
+[ -n "$names" ] || die "no commands in $src/cmd"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flower-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# --version is answered by every flower command as "<name> <version>"; a
+# binary that does not is not one this script installed.
+is_flower() { # path name
+	out=$("$1" --version 2>/dev/null) || return 1
+	case $out in "$2 "*) return 0 ;; esac
+	return 1
+}
+
+build() { # what...
+	(cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -ldflags='-s -w' -o "$tmp/" "$@") ||
+		die "go build failed"
+}
+
+settings_tool() {
+	"$tmp/flower-settings" --settings "$settings" --bin "$bindir" "$@"
+}
+
+if $uninstall; then
+	build ./cmd/flower-settings
+	if $dry; then
+		settings_tool --uninstall --dry-run
+	else
+		settings_tool --uninstall
+	fi
+	say "$bindir:"
+	removed=0
+	for name in $names; do
+		f=$bindir/$name
+		[ -e "$f" ] || continue
+		if ! is_flower "$f" "$name"; then
+			say "  left alone: $f does not answer --version as flower's $name"
+			continue
+		fi
+		removed=$((removed + 1))
+		if $dry; then
+			say "- $f"
+		else
+			rm -f "$f"
+			say "- $f"
+		fi
+	done
+	[ "$removed" -gt 0 ] || say "no flower binaries, nothing to remove"
+	if $dry; then say "dry run: nothing removed"; fi
+	exit 0
+fi
+
+build ./cmd/...
+for name in $names flower-settings; do
+	is_flower "$tmp/$name" "$name" || die "the freshly built $name does not run (--version)"
+done
+
+# A settings file that cannot be merged stops the run before any binary is
+# installed.
+"$tmp/flower-settings" --settings "$settings" --check >/dev/null || exit 1
+
+say "$bindir:"
+changed=0
+for name in $names; do
+	f=$bindir/$name
+	if cmp -s "$tmp/$name" "$f"; then
+		continue
+	fi
+	changed=$((changed + 1))
+	if $dry; then
+		say "+ $f"
+		continue
+	fi
+	mkdir -p "$bindir"
+	# Copy beside, then rename: a hook running the old binary right now
+	# keeps it, and no hook ever sees half a file.
+	cp "$tmp/$name" "$bindir/.$name.tmp.$$"
+	chmod 755 "$bindir/.$name.tmp.$$"
+	mv -f "$bindir/.$name.tmp.$$" "$f"
+	is_flower "$f" "$name" || die "$f does not run after installing it"
+	say "+ $f"
+done
+[ "$changed" -gt 0 ] || say "binaries up to date"
+
+if $dry; then
+	if [ -n "$layers" ]; then
+		settings_tool --dry-run --layers "$layers"
+	else
+		settings_tool --dry-run
+	fi
+elif [ -n "$layers" ]; then
+	settings_tool --layers "$layers"
+else
+	settings_tool
+fi
+
+case ":$PATH:" in
+*":$bindir:"*) ;;
+*) say "note: $bindir is not on your PATH. The hooks do not need it (they use absolute paths); to run prune-session, context-audit or glance-check by name, add it: export PATH=\"$bindir:\$PATH\"" ;;
+esac
