@@ -57,15 +57,21 @@ func (r *Reader) Next() ([]byte, error) {
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		r.next += int64(len(chunk))
+		if len(r.long)+len(trimEOL(chunk)) > MaxLineBytes {
+			if err == nil || err == io.EOF {
+				r.long = r.long[:0]
+				return nil, &LineError{Line: r.line, Err: ErrLineTooLong}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				return nil, r.skipLong()
+			}
+		}
 		switch {
 		case err == nil && len(r.long) == 0:
 			return trimEOL(chunk), nil
 		case err == nil:
 			return trimEOL(append(r.long, chunk...)), nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if len(r.long)+len(chunk) > MaxLineBytes {
-				return nil, r.skipLong()
-			}
 			r.long = append(r.long, chunk...)
 		case err == io.EOF:
 			if len(r.long)+len(chunk) == 0 {
