@@ -45,7 +45,8 @@ type refusal struct {
 var (
 	followRules = []flagRule{
 		{short: 'f', long: "follow", why: "follows the file and never ends"},
-		{short: 'F', long: "retry", why: "follows the file and never ends"},
+		{short: 'F', why: "follows the file and never ends"},
+		{long: "retry", why: "keeps reopening the file"},
 	}
 	noRules []flagRule
 )
@@ -203,7 +204,11 @@ type Entry struct {
 func Table() []Entry {
 	var out []Entry
 	for _, c := range table {
-		out = append(out, Entry{Command: c.name, Glance: true, About: c.about, Rules: rulesOf(c.deny, c.allow, c.limit, c.note)})
+		e := Entry{Command: c.name, Glance: true, About: c.about, Rules: rulesOf(c.deny, c.allow, c.limit, c.note)}
+		if c.name == "git" {
+			e.Rules = append([]string{"before the subcommand only: -C X " + gitGlobal.describe()}, e.Rules...)
+		}
+		out = append(out, e)
 		if c.name == "git" {
 			out = append(out, gitEntries()...)
 		}

@@ -1,0 +1,298 @@
+// Package glancecheck is glance-check, the glance table of package ephemeral
+// as a command. It has four modes:
+//
+//	glance-check 'CMD'   prints the verdict on CMD and each segment's reason;
+//	                     exit 0 for a glance, 1 for not a glance.
+//	glance-check --jsonl stdin is JSON Lines, each line a JSON string (one
+//	                     command, possibly multi-line); stdout is one line per
+//	                     input line, in order: {"glance":true|false,"reason":"…"}.
+//	                     Exit 0. A line that is not a JSON string is an input
+//	                     error: nothing on stdout, one stderr line naming it.
+//	glance-check --list  prints the table: each command, what it does, and the
+//	                     rules for its options and operands. Exit 0.
+//	glance-check --hook  a PreToolUse hook for Bash. Stdin is a hook payload;
+//	                     for a glance, on any thread, stdout is one decision
+//	                     permissionDecision "allow" with a short reason;
+//	                     otherwise, and for other tools and events, nothing.
+//	                     It never denies. Exit 0, or 1 with one stderr line
+//	                     for a bad payload or bad flags; never 2.
+//
+// Outside --hook, a usage or input error exits 3 with one stderr line, so
+// that it differs from "not a glance" (1). --help and --version exit 0.
+package glancecheck
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/hook"
+)
+
+const name = "glance-check"
+
+// Exit codes outside --hook.
+const (
+	exitGlance    = 0
+	exitNotGlance = 1
+	exitUsage     = 3
+)
+
+const usage = `Usage: glance-check 'CMD' | --jsonl < lines | --list | --hook < payload.json
+
+Decides whether a bash command is a glance: read-only, with output that goes
+stale (git status, ls, cat and compounds of them), from the one table that
+both lets glances through and expires their results.
+
+  glance-check 'CMD'  the verdict and each segment's reason; exit 0 glance, 1 not
+  --jsonl             stdin: one JSON string per line; stdout: one
+                      {"glance":…,"reason":…} per line, in order
+  --list              print the table
+  --hook              PreToolUse hook for Bash: allow glances, on any thread;
+                      never deny; silent otherwise
+
+Exit codes: 0 glance or done, 1 not a glance (--hook: bad input), 3 usage or
+input error.`
+
+// Main runs glance-check and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
+	defer c.Recover(&code)
+	hookMode := c.Flags.Bool("hook", false, "run as a PreToolUse hook: allow Bash glances, never deny")
+	jsonl := c.Flags.Bool("jsonl", false, "classify stdin's JSON Lines, one JSON string per line")
+	list := c.Flags.Bool("list", false, "print the glance table")
+	if code, done := c.Parse(args); done {
+		// Parse already printed the one line. A hook's errors exit 1 like
+		// every hook's; the other modes keep 1 for "not a glance".
+		if code != hook.ExitOK && !asksHook(args) {
+			return exitUsage
+		}
+		return code
+	}
+	modes := 0
+	for _, on := range []bool{*hookMode, *jsonl, *list, c.Flags.NArg() > 0} {
+		if on {
+			modes++
+		}
+	}
+	if *hookMode {
+		if modes > 1 {
+			return c.Fail(errors.New("--hook takes no other mode and no argument: the payload comes on stdin"))
+		}
+		return runHook(c)
+	}
+	switch {
+	case modes == 0:
+		return usageError(c, "give a command to check, or --jsonl, --list or --hook")
+	case modes > 1:
+		return usageError(c, "give one mode: a command, --jsonl, --list or --hook")
+	case c.Flags.NArg() > 1:
+		return usageError(c, fmt.Sprintf("%d arguments: quote the command as one argument", c.Flags.NArg()))
+	case *jsonl:
+		return runJSONL(c)
+	case *list:
+		return printList(c)
+	}
+	return checkOne(c, c.Flags.Arg(0))
+}
+
+// asksHook reports whether args ask for --hook, for when they fail to parse.
+func asksHook(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-hook", "--hook", "-hook=true", "--hook=true":
+			return true
+		}
+	}
+	return false
+}
+
+func usageError(c *hook.CLI, msg string) int {
+	c.Fail(errors.New(msg + " (see " + name + " --help)"))
+	return exitUsage
+}
+
+// checkOne prints the verdict on cmd and each segment's reason.
+func checkOne(c *hook.CLI, cmd string) int {
+	v := ephemeral.Classify(cmd)
+	var b strings.Builder
+	verdict, code := "not a glance", exitNotGlance
+	if v.Glance {
+		verdict, code = "glance", exitGlance
+	}
+	fmt.Fprintf(&b, "%s: %s\n", verdict, v.Reason)
+	for _, s := range v.Segments {
+		mark := "no    "
+		if s.Glance {
+			mark = "glance"
+		}
+		fmt.Fprintf(&b, "  %s  %s\n          %s\n", mark, printable(s.Command), s.Reason)
+	}
+	if _, err := io.WriteString(c.Stdout, b.String()); err != nil {
+		c.Fail(err)
+		return exitUsage
+	}
+	return code
+}
+
+// printable keeps a segment on one line: one holding a newline or another
+// control character is printed quoted.
+func printable(s string) string {
+	for _, r := range s {
+		if r < ' ' || r == 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// line is the answer for one --jsonl input line.
+type line struct {
+	Glance bool   `json:"glance"`
+	Reason string `json:"reason"`
+}
+
+// runJSONL classifies each line of stdin. The output is built whole before
+// any of it is written, so a bad line leaves stdout empty rather than half
+// answered.
+func runJSONL(c *hook.CLI) int {
+	in := bufio.NewReader(c.Stdin)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // reasons quote shell text such as "> out.txt"
+	for n := 1; ; n++ {
+		raw, err := in.ReadBytes('\n')
+		if len(raw) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return usageError(c, "reading stdin: "+err.Error())
+		}
+		cmd, why := jsonString(bytes.TrimSuffix(raw, []byte("\n")))
+		if why != "" {
+			c.Fail(fmt.Errorf("stdin line %d: %s", n, why))
+			return exitUsage
+		}
+		v := ephemeral.Classify(cmd)
+		if err := enc.Encode(line{Glance: v.Glance, Reason: v.Reason}); err != nil {
+			c.Fail(err)
+			return exitUsage
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if _, err := out.WriteTo(c.Stdout); err != nil {
+		c.Fail(err)
+		return exitUsage
+	}
+	return exitGlance
+}
+
+// jsonString decodes one JSON Lines line holding a JSON string.
+func jsonString(raw []byte) (string, string) {
+	switch {
+	case !utf8.Valid(raw):
+		return "", "not valid UTF-8"
+	case len(bytes.TrimSpace(raw)) == 0:
+		return "", "empty line, want a JSON string"
+	case !gjson.ValidBytes(raw):
+		return "", "not valid JSON, want a JSON string"
+	}
+	v := gjson.ParseBytes(raw)
+	if v.Type != gjson.String {
+		return "", "a JSON " + jsonType(v) + ", want a JSON string"
+	}
+	return v.Str, ""
+}
+
+func jsonType(v gjson.Result) string {
+	switch {
+	case v.IsObject():
+		return "object"
+	case v.IsArray():
+		return "array"
+	case v.Type == gjson.Number:
+		return "number"
+	case v.Type == gjson.True, v.Type == gjson.False:
+		return "boolean"
+	}
+	return "null"
+}
+
+// runHook answers a PreToolUse payload: allow a Bash glance, else nothing.
+func runHook(c *hook.CLI) int {
+	p, err := hook.ReadPayload(c.Stdin)
+	if err != nil {
+		return c.Fail(err)
+	}
+	if p.Event() != "PreToolUse" || p.ToolName() != "Bash" {
+		return hook.ExitOK
+	}
+	cmd, ok, err := p.ToolInputString("command")
+	if err != nil {
+		return c.Fail(err)
+	}
+	if !ok {
+		return hook.ExitOK
+	}
+	v := ephemeral.Classify(cmd)
+	if !v.Glance {
+		return hook.ExitOK
+	}
+	if _, err := hook.Decision("allow", "glance (read-only): "+v.Reason).WriteTo(c.Stdout); err != nil {
+		return c.Fail(err)
+	}
+	return hook.ExitOK
+}
+
+// printList prints ephemeral.Table: the glances with their rules, then the
+// commands named as never a glance.
+func printList(c *hook.CLI) int {
+	var b strings.Builder
+	b.WriteString("Glances: commands the main thread may run itself, and whose results expire.\n")
+	b.WriteString("Every segment of a line (&&, ||, ;, |, newline) must be one of them.\n\n")
+	entries := ephemeral.Table()
+	width := 0
+	for _, e := range entries {
+		if e.Glance {
+			width = max(width, len(e.Command))
+		}
+	}
+	never := false
+	for _, e := range entries {
+		if !e.Glance {
+			if !never {
+				b.WriteString("\nNever a glance:\n")
+				never = true
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", e.About, e.Command)
+			continue
+		}
+		fmt.Fprintf(&b, "%-*s  %s\n", width, e.Command, e.About)
+		for _, r := range e.Rules {
+			fmt.Fprintf(&b, "%-*s    %s\n", width, "", r)
+		}
+	}
+	b.WriteString("\nAlso never a glance: a parse error; output redirected to a file (only\n" +
+		"/dev/null and descriptors such as 2>&1); here-documents and here-strings;\n" +
+		"command or process substitution; parameter expansion; subshells, groups,\n" +
+		"functions, loops, conditionals; background &; environment assignments; a\n" +
+		"command name that is quoted, escaped or a path.\n")
+	if _, err := io.WriteString(c.Stdout, b.String()); err != nil {
+		c.Fail(err)
+		return exitUsage
+	}
+	return exitGlance
+}
