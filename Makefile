@@ -32,5 +32,13 @@ $(CLAUDE_BIN):
 bench:
 	$(GO) run ./tools/bench -out docs/BENCHMARKS.md
 
+# One scripted session through the real CLI, without flower and with every
+# layer that has landed: what the main thread's model received, turn by turn.
+DEMO_OUT = $(abspath .cache/demo.txt)
+demo: e2e-deps
+	@rm -f $(DEMO_OUT)
+	@out=$$($(GO) test ./tests/e2e -run '^TestDemo$$' -count=1 -args -demo=$(DEMO_OUT) 2>&1) || { echo "$$out"; exit 1; }
+	@cat $(DEMO_OUT)
+
 clean:
 	rm -rf bin
