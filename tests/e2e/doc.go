@@ -62,6 +62,9 @@
 // run_in_background false), or ToolUse{ID, Name, Input} for any other tool.
 // Paths given to tools are absolute: use Scenario.Path.
 //
+// A subagent's first request is s.API.Thread(prompt)[0]; what a
+// SessionStart or SubagentStart hook added is in Request.FirstUserText.
+//
 // Every accepted request is recorded, parsed (Request: Thread, System,
 // Tools, Messages of Blocks, Raw). API.Requests, API.Thread(thread),
 // API.Last(thread) return them; API.ToolResult(id) and Scenario.ToolResult(id)
@@ -73,6 +76,9 @@
 // a tool_result no tool_use before it), and the test fails: a broken
 // transcript fails loudly. API.ExpectRejections allows it; API.Rejected
 // lists such requests.
+//
+// TestHarness* (harness_test.go) show a round trip, a --resume, and hooks
+// loaded from --plugin-dir and from Home/.claude/settings.json.
 //
 // # The sandbox
 //
@@ -95,9 +101,14 @@
 // PermissionDenials, Stdout, Stderr, Duration); Scenario.Try returns the
 // error instead.
 //   - Options.Settings is any JSON value; Settings(Hook{Event, Matcher,
-//     Command, Timeout}…) builds the hooks object, Cmd(t, "tool", args…)
-//     the command line of a freshly built ./cmd/<tool> (Bin(t, name) is its
-//     path, HasCommand(name) whether it exists).
+//     Command, Timeout}…) builds the hooks object. LayerHooks(t, "1",
+//     "glance", …) gives a layer's hooks exactly as flower-settings wires
+//     them (flowersettings.Catalog) with the freshly built binaries: prefer
+//     it, so the scenarios test the real wiring. LandedHooks(t, layers…)
+//     gives only those whose ./cmd exists (for setups that grow as layers
+//     land, like the demo). Cmd(t, "tool", args…) is the command line of a
+//     freshly built ./cmd/<tool>; Bin(t, name) is its path. A command that
+//     does not build fails only the tests that use it.
 //   - An install test leaves Settings nil, sets AllSettingSources and writes
 //     Home/.claude/settings.json (or runs install.sh with HOME=s.Home).
 //   - A plugin: Args: []string{"--plugin-dir", dir}.

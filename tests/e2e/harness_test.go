@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,4 +38,73 @@ func TestHarnessRoundTrip(t *testing.T) {
 		t.Errorf("no transcript at %s", s.Transcript(res.SessionID))
 	}
 	t.Logf("run took %v", res.Duration)
+}
+
+// TestHarnessResume records a session and resumes it with --resume: the
+// fake API routes the resumed requests to the main thread, Steps continues
+// where the first run stopped, and the resumed request carries the first
+// run's history.
+func TestHarnessResume(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	s.API.Main(Steps(
+		Call(Bash("first", "echo from-the-first-run")),
+		Say("first run done"),
+		Call(Bash("second", "echo from-the-second-run")),
+		Say("second run done"),
+	))
+	first := s.Run(Options{Prompt: "start", AllowedTools: []string{"Bash"}})
+	second := s.Run(Options{Prompt: "go on", AllowedTools: []string{"Bash"}, Args: []string{"--resume", first.SessionID}})
+
+	if second.Result != "second run done" {
+		t.Errorf("resumed result %q, want \"second run done\"", second.Result)
+	}
+	last := s.API.Last(MainThread)
+	if b, ok := last.ToolResult("first"); !ok || b.Text != "from-the-first-run" {
+		t.Errorf("the resumed request carries the first run's result as %+v (found %v)", b, ok)
+	}
+	if b, ok := last.ToolResult("second"); !ok || b.Text != "from-the-second-run" {
+		t.Errorf("the resumed request carries the second run's result as %+v (found %v)", b, ok)
+	}
+	if got := last.FirstPrompt(); got != "start" {
+		t.Errorf("the resumed thread opens with %q, want the first prompt", got)
+	}
+	if !strings.Contains(last.Messages[len(last.Messages)-3].Text(), "go on") {
+		t.Errorf("the new prompt is not the user message before the second call: %+v", last.Messages[len(last.Messages)-3])
+	}
+}
+
+// TestHarnessPluginDirAndUserSettings loads hooks the two ways an install
+// does, without --settings: a plugin folder given with --plugin-dir, and
+// the sandbox HOME's ~/.claude/settings.json. Each hook writes a marker.
+func TestHarnessPluginDirAndUserSettings(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	plugin := filepath.Join(s.Dir, "plugin")
+	write := func(path string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marker := func(name string) Hook {
+		return Hook{Event: "PreToolUse", Matcher: "Bash", Command: "touch " + shellQuote(filepath.Join(s.Dir, name))}
+	}
+	write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), map[string]any{"name": "e2e-plugin", "version": "0.0.1", "description": "e2e"})
+	write(filepath.Join(plugin, "hooks", "hooks.json"), Settings(marker("plugin-fired")))
+	write(filepath.Join(s.ConfigDir, "settings.json"), Settings(marker("user-fired")))
+	s.API.Main(Steps(Call(Bash("b", "true")), Say("ok")))
+	s.Run(Options{Prompt: "fire", AllowedTools: []string{"Bash"}, AllSettingSources: true, Args: []string{"--plugin-dir", plugin}})
+
+	for _, name := range []string{"plugin-fired", "user-fired"} {
+		if _, err := os.Stat(filepath.Join(s.Dir, name)); err != nil {
+			t.Errorf("the %s hook did not fire: %v", name, err)
+		}
+	}
 }
