@@ -21,7 +21,7 @@ import (
 )
 
 // writeBufferSize batches the output into large writes.
-const writeBufferSize = 1 << 20
+const writeBufferSize = 64 << 10
 
 // rewriter is pass two: it streams the transcript again and writes every
 // kept line, changed where the plan says, with the fork's session id.

@@ -17,7 +17,7 @@ const MaxLineBytes = 64 << 20
 
 // readBufferSize is the read buffer: most lines fit it and are handed out
 // without a copy.
-const readBufferSize = 1 << 20
+const readBufferSize = 64 << 10
 
 // ErrLineTooLong is returned (wrapped in a LineError) for a line over
 // MaxLineBytes. The reader skips the rest of that line and can go on.

@@ -1,0 +1,134 @@
+package prunesession
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/flowerhooks/flower/pkg/transcript"
+)
+
+func TestExpiredNote(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		ago  int
+		want string
+	}{
+		{"git status", 7, "[Expired: the result of `git status`, run 7 turns ago. The state may have changed since; run it again if you need it.]"},
+		{"ls", 1, "[Expired: the result of `ls`, run 1 turn ago. The state may have changed since; run it again if you need it.]"},
+		{"ls\n  -la", 0, "[Expired: the result of `ls -la`, run in the latest turn. The state may have changed since; run it again if you need it.]"},
+		{strings.Repeat("é", 130), 2, "[Expired: the result of `" + strings.Repeat("é", maxNoteCommand) + "…`, run 2 turns ago. The state may have changed since; run it again if you need it.]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, expiredNote(tt.cmd, tt.ago)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	p := &plan{dropped: map[string]string{"b": "a", "c": "b", "r": "", "x": "y", "y": "x"}}
+	tests := map[string]string{"a": "a", "b": "a", "c": "a", "r": "", "x": "", "z": "z"}
+	for in, want := range tests {
+		if got := p.resolve(in); got != want {
+			t.Errorf("resolve(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSetSessionID(t *testing.T) {
+	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	tests := []struct{ name, in, want string }{
+		{"in place", `{"type":"x","sessionId":"` + oldID + `","a":1}`, `{"type":"x","sessionId":"` + newID + `","a":1}`},
+		{"nested only", `{"type":"x","data":{"sessionId":"` + oldID + `"}}`, `{"type":"x","data":{"sessionId":"` + oldID + `"}}`},
+		{"other id", `{"type":"x","sessionId":"abc"}`, `{"type":"x","sessionId":"` + newID + `"}`},
+		{"escaped", `{"type":"x","sessionId":"11111111-1111-4111-8111-11111111111\u0031"}`, `{"type":"x","sessionId":"` + newID + `"}`},
+		{"none", `{"type":"x"}`, `{"type":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := setSessionID([]byte(tt.in), oldID, newID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewSessionID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		id, err := newSessionID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !uuidShape.MatchString(id) || id[14] != '4' || !strings.ContainsRune("89ab", rune(id[19])) {
+			t.Fatalf("%q is not a version 4 UUID", id)
+		}
+		if seen[id] {
+			t.Fatalf("%q twice", id)
+		}
+		seen[id] = true
+	}
+}
+
+// fuzzSeeds are transcripts in the shapes the golden cases use.
+var fuzzSeeds = []string{
+	`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi"},"uuid":"a","cwd":"/w","sessionId":"s"}
+{"parentUuid":"a","isSidechain":false,"message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"git status"}}]},"type":"assistant","uuid":"b","sessionId":"s"}
+{"parentUuid":"b","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"clean"}]},"uuid":"c","toolUseResult":{"stdout":"clean","stderr":""},"sessionId":"s"}
+`,
+	`{"parentUuid":null,"type":"user","message":{"content":"x"},"uuid":"a"}
+{"parentUuid":"a","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"rm x"}},{"type":"tool_use","id":"u","name":"Bash","input":{"command":"ls"}}]},"type":"assistant","uuid":"b"}
+{"parentUuid":"b","type":"user","message":{"content":[{"tool_use_id":"t","type":"tool_result","content":"no"}]},"uuid":"c","toolUseResult":"Error: no","toolDenialKind":"permission-rule"}
+{"parentUuid":"c","type":"user","message":{"content":[{"tool_use_id":"u","type":"tool_result","content":"x"}]},"uuid":"d","toolDenialKind":"interrupted"}
+{"parentUuid":"d","type":"assistant","uuid":"e","message":{"content":[{"type":"text","text":"API Error"}]},"isApiErrorMessage":true}
+{"type":"last-prompt","leafUuid":"e"}
+`,
+}
+
+// FuzzPrune: a transcript is refused or pruned, never a panic; a pruned one
+// is rewritten without error, every output line parses, and a whole input
+// (one that passes Verify) gives a whole fork.
+func FuzzPrune(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, keep uint8) {
+		o := options{keepRecent: int(keep % 3), keepDenials: int(keep % 2), trim: true, trimMin: 3, trimKeep: int(keep % 2), spillDir: t.TempDir()}
+		p, err := buildPlan(bytes.NewReader(in), o)
+		if err != nil {
+			return
+		}
+		rw := &rewriter{p: p, oldID: "s", newID: "n", writeSpills: false}
+		var out bytes.Buffer
+		if err := rw.rewrite(bytes.NewReader(in), &out); err != nil {
+			t.Fatalf("planned but not rewritten: %v", err)
+		}
+		rd := transcript.NewReader(bytes.NewReader(out.Bytes()))
+		for {
+			line, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if _, err := transcript.Parse(line); err != nil {
+				t.Fatalf("output line %d does not parse: %v\n%s", rd.Line(), err, line)
+			}
+		}
+		if len(transcript.Verify(bytes.NewReader(in))) == 0 {
+			if problems := transcript.Verify(bytes.NewReader(out.Bytes())); len(problems) > 0 {
+				t.Fatalf("a whole transcript gave a broken fork: %v\n--- in\n%s--- out\n%s", problems, in, out.Bytes())
+			}
+		}
+	})
+}
