@@ -1,0 +1,321 @@
+package contextaudit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/spill"
+	"github.com/flowerhooks/flower/pkg/transcript"
+	"github.com/flowerhooks/flower/pkg/workbench"
+)
+
+// handsOnTools are the tools that change things: the ones layer one keeps
+// off the main thread (delegate-guard's matcher, plus MultiEdit).
+var handsOnTools = map[string]bool{"Bash": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// briefTools dispatch a subagent; their prompt is the brief. Agent is the
+// tool's name in Claude Code 2.1; Task is its older name.
+var briefTools = map[string]bool{"Agent": true, "Task": true}
+
+// pointerMark is the start of a spill pointer, to skip the tool results
+// that cannot hold one without unescaping them. It has no character JSON
+// escapes, so it reads the same in the raw line.
+var pointerMark = []byte("[Spilled to a file")
+
+// session accumulates one session's figures over its transcripts.
+type session struct {
+	r       *Report
+	root    string // workbench root; "" until the first cwd is read
+	scripts map[string]*scriptUse
+	spilled map[string]bool
+	// firstBad is the first bad line, for the warning.
+	firstBad string
+	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
+	// context size, for the growth per turn.
+	mainTurnsWithUsage int64
+}
+
+type scriptUse struct{ writes, runs int64 }
+
+// thread reads one transcript into the session.
+type thread struct {
+	s       *session
+	t       *Thread
+	main    bool
+	lastMsg string            // message.id of the previous assistant entry
+	pending map[string]effect // tool_use_id → what the call does to scripts
+}
+
+// effect is what one tool call does to workbench scripts, counted once its
+// result shows it ran (a denied or interrupted call did nothing).
+type effect struct{ writes, runs []string }
+
+// Audit reads the session whose main transcript is at path, with its
+// subagent transcripts, and returns its report. workbenchRoot is the
+// workbench the scripts live in; "" takes <first cwd of the session>/.flower,
+// the root the hooks use by default ($CLAUDE_PROJECT_DIR/.flower: the cwd
+// the session started in). Bad lines are counted, not fatal; the error is
+// for a main transcript with nothing readable. Warnings are about
+// transcripts that were read in part or not at all.
+func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error) {
+	s := &session{
+		r:       &Report{Session: transcript.SessionID(path), Path: path},
+		scripts: map[string]*scriptUse{},
+		spilled: map[string]bool{},
+	}
+	if workbenchRoot != "" {
+		s.root = filepath.Clean(workbenchRoot)
+	}
+	good, err := s.readFile(path, &s.r.Main, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if good == 0 {
+		if s.r.BadLines == 0 {
+			return nil, nil, fmt.Errorf("%s: no entries", path)
+		}
+		return nil, nil, fmt.Errorf("%s: nothing readable: %d bad lines (first: %s)", path, s.r.BadLines, s.firstBad)
+	}
+	subs, err := transcript.Subagents(path)
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("%s: subagents: %v", path, err))
+	}
+	for _, sub := range subs {
+		if _, err := s.readFile(sub, &s.r.Subagents, false); err != nil {
+			warnings = append(warnings, err.Error())
+			continue
+		}
+		s.r.SubagentTranscripts++
+	}
+	if s.r.BadLines > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %d bad lines skipped (first: %s)", path, s.r.BadLines, s.firstBad))
+	}
+	s.finish()
+	return s.r, warnings, nil
+}
+
+// readFile streams one transcript and returns how many lines parsed.
+func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	th := &thread{s: s, t: t, main: main, pending: map[string]effect{}}
+	rd := transcript.NewReader(f)
+	var good int64
+	for {
+		raw, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return good, nil
+		}
+		var le *transcript.LineError
+		if errors.As(err, &le) {
+			s.bad(path, err)
+			continue
+		}
+		if err != nil {
+			return good, fmt.Errorf("%s: %v", path, err)
+		}
+		e, err := transcript.Parse(raw)
+		if err != nil {
+			s.bad(path, &transcript.LineError{Line: rd.Line(), Err: err})
+			continue
+		}
+		good++
+		th.entry(e)
+	}
+}
+
+func (s *session) bad(path string, err error) {
+	s.r.BadLines++
+	if s.firstBad == "" {
+		s.firstBad = fmt.Sprintf("%s: %v", filepath.Base(path), err)
+	}
+}
+
+// entry adds one parsed line.
+func (th *thread) entry(e *transcript.Entry) {
+	s := th.s
+	if s.root == "" && e.Cwd != "" {
+		s.root = filepath.Join(e.Cwd, hook.WorkbenchDirName)
+	}
+	if e.Message == nil || (e.Type != "user" && e.Type != "assistant") {
+		// Other lines (attachments, api-request-blob copies of what was
+		// sent, bookkeeping) are not conversation entries.
+		return
+	}
+	th.t.Entries++
+	th.t.Chars += int64(e.Chars())
+	switch e.Type {
+	case "assistant":
+		th.assistant(e)
+	case "user":
+		th.user(e)
+	}
+}
+
+func (th *thread) assistant(e *transcript.Entry) {
+	m := e.Message
+	// Claude Code writes the entries of one response one after another, so a
+	// new message.id starts a turn; memory stays constant however long the
+	// transcript. A synthetic API-error entry is no response of the model.
+	if !e.IsAPIError && (m.ID == "" || m.ID != th.lastMsg) {
+		th.lastMsg = m.ID
+		th.t.Turns++
+		th.usage(m.Usage)
+	}
+	for _, b := range e.ToolUses() {
+		th.toolUse(b, e.Cwd)
+	}
+}
+
+// usage adds a turn's usage, once per turn: every entry of a response
+// repeats it.
+func (th *thread) usage(u transcript.Usage) {
+	r := th.s.r
+	r.Cache.Read += u.CacheReadInputTokens
+	r.Cache.Creation += u.CacheCreationInputTokens
+	r.Cache.Input += u.InputTokens
+	size := u.ContextTokens()
+	if !th.main || size == 0 {
+		return
+	}
+	if th.s.mainTurnsWithUsage == 0 {
+		r.Context.First = size
+	}
+	r.Context.Last = size
+	th.s.mainTurnsWithUsage++
+}
+
+func (th *thread) toolUse(b transcript.Block, cwd string) {
+	r := th.s.r
+	th.t.ToolCalls++
+	if handsOnTools[b.Name] {
+		th.t.HandsOn++
+	}
+	var eff effect
+	switch b.Name {
+	case "Bash":
+		cmd := b.Input.Get("command").Str
+		if th.main && ephemeral.IsEphemeral(cmd) {
+			r.GlancesMain++
+		}
+		eff = th.s.bashScripts(cmd, cwd)
+	case "Write", "Edit", "MultiEdit":
+		eff.writes = th.s.scriptNames(cwd, b.Input.Get("file_path").Str)
+	case "NotebookEdit":
+		eff.writes = th.s.scriptNames(cwd, b.Input.Get("notebook_path").Str)
+	}
+	if th.main && briefTools[b.Name] {
+		r.Briefs.Count++
+		r.Briefs.Chars += int64(utf8.RuneCountInString(b.Input.Get("prompt").Str))
+	}
+	if len(eff.writes)+len(eff.runs) > 0 {
+		th.pending[b.ID] = eff
+	}
+}
+
+func (th *thread) user(e *transcript.Entry) {
+	r := th.s.r
+	if e.ToolDenialKind == "permission-rule" {
+		if e.DenialSource == "hook" {
+			r.Denials.Hook++
+		} else {
+			r.Denials.Rule++
+		}
+	}
+	for _, b := range e.ToolResults() {
+		if eff, ok := th.pending[b.ToolUseID]; ok {
+			delete(th.pending, b.ToolUseID)
+			if e.ToolDenialKind == "" {
+				th.s.commit(eff)
+			}
+		}
+		if bytes.Contains([]byte(b.Content.Raw), pointerMark) {
+			th.s.spills(contentText(b.Content))
+		}
+	}
+}
+
+// spills counts the spill pointers of a tool result that name a file in a
+// spill folder, each file once.
+func (s *session) spills(text string) {
+	for _, f := range spill.ParsePointers(text) {
+		if filepath.Base(filepath.Dir(f.Path)) != workbench.SpillDir || s.spilled[f.Path] {
+			continue
+		}
+		s.spilled[f.Path] = true
+		s.r.Spills.Count++
+		s.r.Spills.CharsMoved += f.Chars
+	}
+}
+
+// contentText is a tool_result's content as text: the string, or its text
+// blocks one after another.
+func contentText(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	var b strings.Builder
+	v.ForEach(func(_, blk gjson.Result) bool {
+		if blk.Get("type").Str == "text" {
+			b.WriteString(blk.Get("text").Str)
+			b.WriteByte('\n')
+		}
+		return true
+	})
+	return b.String()
+}
+
+func (s *session) commit(eff effect) {
+	use := func(name string) *scriptUse {
+		u := s.scripts[name]
+		if u == nil {
+			u = &scriptUse{}
+			s.scripts[name] = u
+		}
+		return u
+	}
+	for _, name := range eff.writes {
+		use(name).writes++
+	}
+	for _, name := range eff.runs {
+		use(name).runs++
+	}
+}
+
+// finish derives the figures that need the whole session.
+func (s *session) finish() {
+	r := s.r
+	for _, u := range s.scripts {
+		r.Scripts.Writes += u.writes
+		r.Scripts.Runs += u.runs
+		if u.writes > 0 {
+			r.Scripts.Written++
+			if u.runs == 0 {
+				r.Scripts.WrittenNotRun++
+			}
+		}
+		if u.runs > 1 {
+			r.Scripts.RunMoreThanOnce++
+		}
+	}
+	r.SubagentShare.Turns = share(r.Subagents.Turns, r.Main.Turns+r.Subagents.Turns)
+	r.SubagentShare.Chars = share(r.Subagents.Chars, r.Main.Chars+r.Subagents.Chars)
+	r.HandsOnRatio = ratio(r.Subagents.HandsOn, r.Main.HandsOn)
+	if n := s.mainTurnsWithUsage; n > 1 {
+		r.Context.GrowthPerTurn = ratio(r.Context.Last-r.Context.First, n-1)
+	}
+	r.Cache.HitRate = share(r.Cache.Read, r.Cache.Read+r.Cache.Creation+r.Cache.Input)
+}

@@ -1,0 +1,81 @@
+// Package contextaudit is context-audit: it measures the context economics
+// of Claude Code sessions from their transcripts, the figures the design
+// argues from (how much of the work landed in subagents, the hands-on
+// ratio, spills, script reuse, the main thread's growth, the cache), so a
+// user can take them on their own sessions before and after adopting a
+// layer.
+//
+// Usage: context-audit [flags] SESSION... or context-audit [flags]
+// --project DIR. SESSION is a transcript path (.jsonl) or a session id,
+// looked up under $CLAUDE_CONFIG_DIR (default ~/.claude)/projects/*/ as
+// prune-session does (package transcript). --project DIR takes every
+// session of one project: DIR is the project's working directory, mapped to
+// projects/<DIR with every character but letters and digits replaced by
+// "-">, or that folder itself. Each session is its main transcript plus its
+// subagent transcripts (<session-id>/subagents/agent-*.jsonl), streamed
+// line by line: any size is read in memory bounded by the longest line.
+// Stdin is not read.
+//
+// Definitions:
+//   - entries: lines of type user or assistant (conversation entries with a
+//     message); attachments, api-request copies and bookkeeping lines are
+//     not entries.
+//   - turn: one assistant response, i.e. the entries sharing a message.id
+//     (Claude Code writes them one after another); synthetic API-error
+//     entries are not turns.
+//   - chars: characters (code points) of the message bodies of entries:
+//     text blocks, tool_use input JSON, tool_result content text (a string,
+//     or the text blocks of an array); thinking and images count 0.
+//   - tool_calls: tool_use blocks; hands_on: those calling Bash, Write,
+//     Edit, MultiEdit or NotebookEdit, whether or not they were let
+//     through (an attempt costs context either way).
+//   - subagent_share: subagent turns (chars) over all turns (chars).
+//   - hands_on_ratio: subagent hands-on calls per main-thread hands-on call
+//     (the design's 1,893:32 = 59:1); null when the main thread made none.
+//   - denials: tool_result entries with toolDenialKind "permission-rule":
+//     hook when permissionDecision.source is "hook", rule otherwise
+//     (settings rules, source "config"). Counted on every thread.
+//   - glances_main: main-thread Bash calls whose command is a glance
+//     (package ephemeral, the same test layers one and four use).
+//   - spills: spill pointers (package spill's format) in tool_result
+//     content that name a file in a folder named spill/, each file once;
+//     chars_moved is the sum of the characters the pointers say the files
+//     hold.
+//   - scripts: files under scripts/ of the workbench (--workbench, else
+//     <the session's first cwd>/.flower, the root the hooks use). A write
+//     is a Write, Edit, MultiEdit or NotebookEdit of such a file, or a Bash
+//     output redirection into one; a run is a Bash simple command whose
+//     command word is such a file, or an interpreter (sh, bash, python3,
+//     node, …) given one. Only calls that were let through count: a call
+//     whose result carries a toolDenialKind (denied, interrupted) did
+//     nothing. written counts the files written, run_more_than_once the
+//     files run twice or more, written_not_run the files written and
+//     never run.
+//   - briefs: the Agent (or Task) calls of the main thread and the
+//     characters of their prompts: the brief stays in the main context.
+//   - context: the main thread's context size (input_tokens +
+//     cache_read_input_tokens + cache_creation_input_tokens) at its first
+//     and last turn with a usage, and growth_per_turn = (last - first) /
+//     (turns - 1), null with fewer than two such turns.
+//   - cache: input_tokens, cache_read_input_tokens and
+//     cache_creation_input_tokens summed over every turn of every thread;
+//     hit_rate = read / (read + creation + input), null when all are 0.
+//
+// Stdout: a table per session, or with --json one JSON object per session
+// (JSON Lines) with the keys session, path, subagent_transcripts, main,
+// subagents, subagent_share, hands_on_ratio, denials, glances_main,
+// spills, scripts, briefs, context, cache and bad_lines.
+//
+// Flags: --json; --project DIR; --workbench DIR.
+//
+// Bad input: a line that is not a transcript entry (not JSON, not UTF-8,
+// wrong-typed fields, over the reader's line limit) is counted in
+// bad_lines and named in a warning on stderr; it never stops the report. A
+// session whose main transcript has no readable line (empty, binary) is not
+// reported.
+//
+// Exit codes: 0 when at least one session was reported (a stderr line
+// "context-audit: warning: …" for each session or transcript that could not
+// be read, or had bad lines); 1 with one stderr line when nothing could be
+// reported (no such session, no readable line, bad flags). Never 2.
+package contextaudit

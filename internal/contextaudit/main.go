@@ -1,0 +1,99 @@
+package contextaudit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/transcript"
+)
+
+const name = "context-audit"
+
+const usage = `Usage: context-audit [flags] SESSION...
+       context-audit [flags] --project DIR
+
+Measures the context economics of Claude Code sessions: how the turns,
+characters and hands-on tool calls split between the main thread and its
+subagents, denials, glances, spills, workbench scripts, briefs, the main
+thread's context growth and the prompt cache. SESSION is a transcript path
+(.jsonl) or a session id under $CLAUDE_CONFIG_DIR (default ~/.claude)
+/projects/*/; --project DIR takes every session of the project whose
+working directory (or folder under projects/) is DIR.`
+
+// Main runs context-audit and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
+	defer c.Recover(&code)
+	asJSON := c.Flags.Bool("json", false, "print one JSON object per session (JSON Lines) instead of a table")
+	project := c.Flags.String("project", "", "audit every session of the project whose working directory (or projects/ folder) is `DIR`")
+	root := c.Flags.String("workbench", "", "the workbench root whose scripts/ are counted (default: <the session's first cwd>/.flower)")
+	if code, done := c.Parse(args); done {
+		return code
+	}
+	if c.Flags.NArg() == 0 && *project == "" {
+		return c.Fail(errors.New("want SESSION... or --project DIR (see context-audit --help)"))
+	}
+	if *root != "" {
+		abs, err := filepath.Abs(*root)
+		if err != nil {
+			return c.Fail(err)
+		}
+		*root = abs
+	}
+
+	var problems []string
+	var paths []string
+	if *project != "" {
+		_, found, err := transcript.ProjectSessions(*project)
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		paths = append(paths, found...)
+	}
+	for _, arg := range c.Flags.Args() {
+		p, err := transcript.Locate(arg)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		paths = append(paths, p)
+	}
+
+	printed := 0
+	for _, p := range paths {
+		r, warnings, err := Audit(p, *root)
+		problems = append(problems, warnings...)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if printed > 0 && !*asJSON {
+			fmt.Fprintln(stdout)
+		}
+		if *asJSON {
+			err = writeJSON(stdout, r)
+		} else {
+			err = writeTable(stdout, r)
+		}
+		if err != nil {
+			return c.Fail(err)
+		}
+		printed++
+	}
+	if printed == 0 {
+		// Nothing to show: one line saying why, however many reasons.
+		msg := "nothing could be read"
+		if len(problems) > 0 {
+			msg = strings.Join(problems, "; ")
+		}
+		return c.Fail(errors.New(msg))
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", name, strings.ReplaceAll(p, "\n", " "))
+	}
+	return hook.ExitOK
+}

@@ -1,0 +1,183 @@
+package contextaudit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is the audit of one session; its JSON form is one line of
+// --json. A ratio whose denominator is zero is null (nil here): there is
+// nothing to divide, which no number would say.
+type Report struct {
+	Session             string `json:"session"`
+	Path                string `json:"path"`
+	SubagentTranscripts int    `json:"subagent_transcripts"`
+
+	Main      Thread `json:"main"`
+	Subagents Thread `json:"subagents"` // every subagent transcript summed
+
+	SubagentShare struct {
+		Turns *float64 `json:"turns"` // subagent turns / all turns
+		Chars *float64 `json:"chars"` // subagent chars / all chars
+	} `json:"subagent_share"`
+	// HandsOnRatio is subagent hands-on calls per main-thread hands-on
+	// call (the design's 1,893:32 = 59:1); null when the main thread made
+	// none.
+	HandsOnRatio *float64 `json:"hands_on_ratio"`
+
+	Denials struct {
+		Hook int64 `json:"hook"` // permissionDecision.source "hook"
+		Rule int64 `json:"rule"` // any other source: settings rules ("config")
+	} `json:"denials"`
+	GlancesMain int64 `json:"glances_main"`
+	Spills      struct {
+		Count      int64 `json:"count"`
+		CharsMoved int64 `json:"chars_moved"`
+	} `json:"spills"`
+	Scripts struct {
+		Written         int64 `json:"written"`
+		Writes          int64 `json:"writes"`
+		Runs            int64 `json:"runs"`
+		RunMoreThanOnce int64 `json:"run_more_than_once"`
+		WrittenNotRun   int64 `json:"written_not_run"`
+	} `json:"scripts"`
+	Briefs struct {
+		Count int64 `json:"count"`
+		Chars int64 `json:"chars"`
+	} `json:"briefs"`
+	Context struct {
+		First         int64    `json:"first"`
+		Last          int64    `json:"last"`
+		GrowthPerTurn *float64 `json:"growth_per_turn"`
+	} `json:"context"`
+	Cache struct {
+		Read     int64    `json:"read"`
+		Creation int64    `json:"creation"`
+		Input    int64    `json:"input"`
+		HitRate  *float64 `json:"hit_rate"`
+	} `json:"cache"`
+	BadLines int64 `json:"bad_lines"`
+}
+
+// Thread holds the figures of one side: the main thread, or all subagents.
+type Thread struct {
+	Entries   int64 `json:"entries"`    // user and assistant entries
+	Turns     int64 `json:"turns"`      // assistant responses (distinct message.id)
+	Chars     int64 `json:"chars"`      // message bodies, in characters
+	ToolCalls int64 `json:"tool_calls"` // tool_use blocks
+	HandsOn   int64 `json:"hands_on"`   // tool_use blocks of Bash, Write, Edit, MultiEdit, NotebookEdit
+}
+
+// decimals is how far ratios are rounded: four places keep a share to a
+// hundredth of a percent, and keep the output the same across platforms.
+const decimals = 1e4
+
+func ratio(num, den int64) *float64 {
+	if den == 0 {
+		return nil
+	}
+	v := math.Round(float64(num)/float64(den)*decimals) / decimals
+	return &v
+}
+
+func share(part, whole int64) *float64 { return ratio(part, whole) }
+
+// writeJSON prints r as one line.
+func writeJSON(w io.Writer, r *Report) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// labelWidth fits the longest label of the table, "context (main)".
+const labelWidth = 14
+
+// writeTable prints r for people.
+func writeTable(w io.Writer, r *Report) error {
+	var b strings.Builder
+	subs := "subagent transcripts"
+	if r.SubagentTranscripts == 1 {
+		subs = "subagent transcript"
+	}
+	fmt.Fprintf(&b, "session %s (%d %s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, r.Path)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// The labels are padded here so that AlignRight, meant for the
+	// figures, leaves them flush left; its padding indents them.
+	fmt.Fprintf(tw, "%-*s\tmain\tsubagents\tsubagent share\t\n", labelWidth, "")
+	row := func(name string, m, s int64, tail string) {
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t\n", labelWidth, name, thousands(m), thousands(s), tail)
+	}
+	row("entries", r.Main.Entries, r.Subagents.Entries, "")
+	row("turns", r.Main.Turns, r.Subagents.Turns, percent(r.SubagentShare.Turns))
+	row("chars", r.Main.Chars, r.Subagents.Chars, percent(r.SubagentShare.Chars))
+	row("tool calls", r.Main.ToolCalls, r.Subagents.ToolCalls, "")
+	ho := "-"
+	if r.HandsOnRatio != nil {
+		ho = strconv.FormatFloat(*r.HandsOnRatio, 'f', 1, 64) + ":1"
+	}
+	row("hands-on", r.Main.HandsOn, r.Subagents.HandsOn, ho)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	line := func(name, format string, a ...any) {
+		fmt.Fprintf(&b, "  %-*s  %s\n", labelWidth, name, fmt.Sprintf(format, a...))
+	}
+	line("denials", "%s by hooks, %s by settings rules", thousands(r.Denials.Hook), thousands(r.Denials.Rule))
+	line("glances (main)", "%s", thousands(r.GlancesMain))
+	line("spills", "%s, %s characters moved out of context", thousands(r.Spills.Count), thousands(r.Spills.CharsMoved))
+	sc := r.Scripts
+	line("scripts", "%s written (%s writes), %s runs, %s run more than once, %s written but never run",
+		thousands(sc.Written), thousands(sc.Writes), thousands(sc.Runs), thousands(sc.RunMoreThanOnce), thousands(sc.WrittenNotRun))
+	line("briefs", "%s, %s characters", thousands(r.Briefs.Count), thousands(r.Briefs.Chars))
+	growth := "-"
+	if g := r.Context.GrowthPerTurn; g != nil {
+		growth = fmt.Sprintf("%+.1f", *g)
+	}
+	line("context (main)", "%s -> %s tokens, %s per turn", thousands(r.Context.First), thousands(r.Context.Last), growth)
+	line("cache", "%s read, %s created, %s uncached input; hit rate %s",
+		thousands(r.Cache.Read), thousands(r.Cache.Creation), thousands(r.Cache.Input), percent(r.Cache.HitRate))
+	if r.BadLines > 0 {
+		line("bad lines", "%s skipped", thousands(r.BadLines))
+	}
+	// Rows without a share end in the tabwriter's padding.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
+	return err
+}
+
+// percent prints a share, "-" when there is none.
+func percent(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}
+
+// thousands prints n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
