@@ -90,17 +90,24 @@ type File struct {
 // Pointer is the line that stands for the spilled text in context.
 func (f File) Pointer() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Spilled to a file to keep it out of context: %d characters, %d lines, in full at %s. ",
-		f.Chars, f.Lines, f.Path)
+	fmt.Fprintf(&b, "[Spilled to a file to keep it out of context: %s, %s, in full at %s. ",
+		plural(f.Chars, "character"), plural(f.Lines, "line"), f.Path)
 	b.WriteString("Use Read on that file with offset/limit to see the rest.")
 	if f.Note != "" {
 		b.WriteString(" " + strings.TrimSpace(f.Note))
 	}
 	if f.Head != "" {
-		fmt.Fprintf(&b, " The first %d characters follow.", runeCount(f.Head))
+		fmt.Fprintf(&b, " The first %s follow.", plural(int64(runeCount(f.Head)), "character"))
 	}
 	b.WriteString("]")
 	return b.String()
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Text is what replaces the spilled text: the pointer line, then the head.

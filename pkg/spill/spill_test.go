@@ -1,0 +1,299 @@
+package spill
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCounter(t *testing.T) {
+	tests := []struct {
+		name, text   string
+		head         int
+		chars, lines int64
+		wantHead     string
+	}{
+		{"empty", "", 3, 0, 0, ""},
+		{"one line no newline", "abc", 2, 3, 1, "ab"},
+		{"one line with newline", "abc\n", 10, 4, 1, "abc\n"},
+		{"two lines", "a\nb", 1, 3, 2, "a"},
+		{"blank lines", "\n\n\n", 2, 3, 3, "\n\n"},
+		{"two-byte chars at the cut", "ééééé", 2, 5, 1, "éé"},
+		{"four-byte chars at the cut", "😀😀😀", 1, 3, 1, "😀"},
+		{"mixed", "aé😀b\nc", 3, 6, 2, "aé😀"},
+		{"no head", "abc", 0, 3, 1, ""},
+		{"head longer than text", "ab", 5, 2, 1, "ab"},
+		{"combining mark is its own char", "e\u0301x", 1, 3, 1, "e"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Every split into two writes must count alike: a character
+			// may straddle two writes.
+			for cut := 0; cut <= len(tt.text); cut++ {
+				var sb strings.Builder
+				c := newCounter(&sb, tt.head)
+				io.WriteString(c, tt.text[:cut])
+				io.WriteString(c, tt.text[cut:])
+				got := struct {
+					Chars, Lines int64
+					Head, Out    string
+				}{c.chars, c.lines(), string(c.head), sb.String()}
+				want := struct {
+					Chars, Lines int64
+					Head, Out    string
+				}{tt.chars, tt.lines, tt.wantHead, tt.text}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("split at %d (-want +got):\n%s", cut, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestContinuations(t *testing.T) {
+	for _, s := range []string{"", "a", "abcdefgh", "ééééééééé", "😀a😀bb😀ccc😀", strings.Repeat("日本語", 11), "\xff\x80\x80abc\xc3"} {
+		want := 0
+		for i := 0; i < len(s); i++ {
+			if !utf8.RuneStart(s[i]) {
+				want++
+			}
+		}
+		if got := continuations([]byte(s)); got != want {
+			t.Errorf("continuations(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Bash-toolu_01-stdout", "Bash-toolu_01-stdout"},
+		{"Read-t1-file.content", "Read-t1-file.content"},
+		{"mcp__srv__x-t/../../etc-a b", "mcp__srv__x-t_.._.._etc-a_b"},
+		{"..hidden", "hidden"},
+		{"", "spill"},
+		{"é", "__"},
+		{strings.Repeat("x", 300), strings.Repeat("x", maxNameBytes)},
+	}
+	for _, tt := range tests {
+		if got := sanitize(tt.in); got != tt.want {
+			t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestWriteNeverOverwrites(t *testing.T) {
+	dir := Dir(t.TempDir())
+	if err := Prepare(dir); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for i, text := range []string{"first", "second", "third"} {
+		f, err := WriteString(dir, "Bash-t1-stdout", text, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, filepath.Base(f.Path))
+		got, err := os.ReadFile(f.Path)
+		if err != nil || string(got) != text {
+			t.Fatalf("write %d: file holds %q (%v), want %q", i, got, err, text)
+		}
+		fi, err := os.Stat(f.Path)
+		if err != nil || fi.Mode().Perm() != FilePerm {
+			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, FilePerm)
+		}
+	}
+	want := []string{"Bash-t1-stdout.txt", "Bash-t1-stdout-2.txt", "Bash-t1-stdout-3.txt"}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, want[0])); string(b) != "first" {
+		t.Errorf("first file changed to %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("%d entries in the spill folder, want 3 (no temp files left)", len(entries))
+	}
+}
+
+func TestWriteParallel(t *testing.T) {
+	dir := Dir(t.TempDir())
+	if err := Prepare(dir); err != nil {
+		t.Fatal(err)
+	}
+	const n = 32
+	var wg sync.WaitGroup
+	paths := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := WriteString(dir, "same-hint", strings.Repeat(string(rune('a'+i%26)), 10000+i), 5)
+			if err != nil {
+				t.Error(err)
+			}
+			paths[i] = f.Path
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, p := range paths {
+		if seen[p] {
+			t.Fatalf("two writers got %s", p)
+		}
+		seen[p] = true
+		b, err := os.ReadFile(p)
+		if err != nil || string(b) != strings.Repeat(string(rune('a'+i%26)), 10000+i) {
+			t.Errorf("%s does not hold writer %d's text (%v)", p, i, err)
+		}
+	}
+}
+
+func TestWriteFillFails(t *testing.T) {
+	dir := Dir(t.TempDir())
+	if err := Prepare(dir); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	_, err := Write(dir, "x", 3, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %d entries behind", len(entries))
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	t.Run("creates 0700", func(t *testing.T) {
+		dir := Dir(filepath.Join(t.TempDir(), "new", ".flower"))
+		if err := Prepare(dir); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm() != DirPerm {
+			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, DirPerm)
+		}
+	})
+	t.Run("narrows a wide folder", func(t *testing.T) {
+		dir := Dir(t.TempDir())
+		os.Mkdir(dir, 0o755)
+		os.Chmod(dir, 0o755)
+		if err := Prepare(dir); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(dir); fi.Mode().Perm() != DirPerm {
+			t.Errorf("mode %v, want %v", fi.Mode().Perm(), DirPerm)
+		}
+	})
+	t.Run("refuses a symlink", func(t *testing.T) {
+		root := t.TempDir()
+		os.Mkdir(filepath.Join(root, "elsewhere"), 0o700)
+		os.Symlink(filepath.Join(root, "elsewhere"), Dir(root))
+		if err := Prepare(Dir(root)); err == nil || !strings.Contains(err.Error(), "symlink") {
+			t.Errorf("err = %v, want a symlink error", err)
+		}
+	})
+	t.Run("refuses a file", func(t *testing.T) {
+		root := t.TempDir()
+		os.WriteFile(Dir(root), []byte("x"), 0o600)
+		if err := Prepare(Dir(root)); err == nil {
+			t.Error("err = nil, want an error")
+		}
+	})
+	t.Run("root is a file", func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "wb")
+		os.WriteFile(root, []byte("x"), 0o600)
+		if err := Prepare(Dir(root)); err == nil || !errors.Is(err, fs.ErrExist) && !strings.Contains(err.Error(), "not a directory") {
+			t.Errorf("err = %v, want an error", err)
+		}
+	})
+}
+
+func TestHolds(t *testing.T) {
+	root := t.TempDir()
+	dir := Dir(root)
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o600)
+	os.Symlink(dir, filepath.Join(root, "link"))
+	os.Symlink(filepath.Join(dir, "a.txt"), filepath.Join(root, "a-link.txt"))
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(dir, "a.txt"), true},
+		{filepath.Join(dir, "missing.txt"), true},
+		{filepath.Join(dir, "sub", "..", "a.txt"), true},
+		{filepath.Join(root, "link", "a.txt"), true},
+		{filepath.Join(root, "a-link.txt"), true},
+		{dir, false},
+		{filepath.Join(dir, ".."), false},
+		{filepath.Join(dir, "..", "spill2", "a.txt"), false},
+		{filepath.Join(root, "spillx.txt"), false},
+		{"/etc/passwd", false},
+	}
+	for _, tt := range tests {
+		if got := Holds(dir, tt.path); got != tt.want {
+			t.Errorf("Holds(%s) = %v, want %v", strings.TrimPrefix(tt.path, root), got, tt.want)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	f := File{Path: "/w/.flower/spill/Bash-t-stdout.txt", Chars: 108894, Lines: 20000, Head: "1\n2\n"}
+	want := "[Spilled to a file to keep it out of context: 108894 characters, 20000 lines, in full at /w/.flower/spill/Bash-t-stdout.txt. " +
+		"Use Read on that file with offset/limit to see the rest. The first 4 characters follow.]\n1\n2\n"
+	if diff := cmp.Diff(want, f.Text()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	f.Head, f.Note = "", "A note."
+	want = "[Spilled to a file to keep it out of context: 108894 characters, 20000 lines, in full at /w/.flower/spill/Bash-t-stdout.txt. " +
+		"Use Read on that file with offset/limit to see the rest. A note.]"
+	if diff := cmp.Diff(want, f.Text()); diff != "" {
+		t.Errorf("no head (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzCounter: any bytes, written in two pieces, are passed through intact
+// and counted as if written at once; the head is a prefix of whole characters.
+func FuzzCounter(f *testing.F) {
+	f.Add("aé😀b\nc", 3, 2)
+	f.Add("\xff\x80abc", 1, 1)
+	f.Add("", 0, 0)
+	f.Fuzz(func(t *testing.T, text string, head, cut int) {
+		head = max(0, head%64)
+		if len(text) > 0 {
+			cut = (cut%len(text) + len(text)) % len(text)
+		} else {
+			cut = 0
+		}
+		var sb strings.Builder
+		c := newCounter(&sb, head)
+		io.WriteString(c, text[:cut])
+		io.WriteString(c, text[cut:])
+		if sb.String() != text {
+			t.Fatal("text changed on the way through")
+		}
+		if want := int64(len(text) - continuations([]byte(text))); c.chars != want {
+			t.Fatalf("chars %d, want %d", c.chars, want)
+		}
+		if !strings.HasPrefix(text, string(c.head)) {
+			t.Fatalf("head %q is not a prefix", c.head)
+		}
+		if utf8.ValidString(text) {
+			if n := utf8.RuneCount(c.head); n != min(head, utf8.RuneCountInString(text)) {
+				t.Fatalf("head has %d characters, want %d", n, min(head, utf8.RuneCountInString(text)))
+			}
+		}
+	})
+}
