@@ -13,7 +13,9 @@
 // out (how Claude Code writes it) keeps that layout; see reformat.
 //
 // Stdin is not read. Stdout lists the changes, one line each ("+" added,
-// "-" removed), then what was written.
+// "-" removed), notes (hooks running a flower binary from another folder,
+// which would fire besides flower's; binaries missing in a dry run), then
+// what was written.
 //
 // Flags:
 //

@@ -131,6 +131,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			}
 		}
 		out, changes, err = Install(doc, dir, layers)
+		for _, s := range Strays(doc, dir) {
+			notes = append(notes, "note: also wired, not from "+dir+" (left alone; it fires besides flower's): "+s)
+		}
 	}
 	if err != nil {
 		return c.Fail(fmt.Errorf("%s: %v", path, err))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,6 +150,45 @@ func scan(doc []byte, dir string) []found {
 		}
 	}
 	return out
+}
+
+// Strays lists the commands in doc that run a binary named like one of
+// flower's from somewhere other than dir (another --prefix, a bare name
+// copied from settings.example.json): left alone, but worth a note, since
+// that hook then fires twice.
+func Strays(doc []byte, dir string) []string {
+	var out []string
+	for _, event := range events() {
+		for _, g := range gjson.GetBytes(doc, "hooks."+gjson.Escape(event)).Array() {
+			for _, h := range g.Get("hooks").Array() {
+				cmd := h.Get("command")
+				if h.Get("type").String() != "command" || cmd.Type != gjson.String {
+					continue
+				}
+				base := filepath.Base(firstWord(cmd.String()))
+				ours := slices.ContainsFunc(Catalog, func(e Entry) bool { return e.Event == event && e.IsCommandOf(cmd.String(), dir) })
+				if !ours && slices.Contains(Binaries(AllLayers), base) {
+					out = append(out, event+" "+cmd.String())
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstWord is the program a command line runs, for the common shapes: a
+// plain word, or one in single or double quotes. It is only used for a note.
+func firstWord(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
+		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
+			return cmd[1 : end+1]
+		}
+	}
+	if f := strings.Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // group is a settings hook group as flower writes it; the field order is the

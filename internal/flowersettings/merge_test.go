@@ -252,6 +252,7 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte(`{"hooks":null}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		Strays(doc, testBin) // a reader for notes: must not panic on anything
 		for _, layers := range [][]string{DefaultLayers, {LayerGlance}, AllLayers} {
 			out, _, err := Install(doc, testBin, layers)
 			if err != nil {
