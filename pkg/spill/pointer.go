@@ -13,6 +13,9 @@ const (
 	pointerChars = " characters, "
 	pointerLines = " lines, in full at "
 	pointerRead  = ". Use Read on that file with offset/limit to see the rest."
+	// A count of one is written in the singular.
+	pointerChar = " character, "
+	pointerLine = " line, in full at "
 )
 
 // ParsePointers finds the spill pointers in text (what a model was shown
@@ -41,7 +44,7 @@ func parsePointer(s string) (File, bool) {
 	if nl := strings.IndexByte(s, '\n'); nl >= 0 {
 		s = s[:nl]
 	}
-	num, rest, ok := strings.Cut(s, pointerChars)
+	num, rest, ok := cutEither(s, pointerChars, pointerChar)
 	if !ok {
 		return File{}, false
 	}
@@ -49,7 +52,7 @@ func parsePointer(s string) (File, bool) {
 	if err != nil || chars < 0 {
 		return File{}, false
 	}
-	num, rest, ok = strings.Cut(rest, pointerLines)
+	num, rest, ok = cutEither(rest, pointerLines, pointerLine)
 	if !ok {
 		return File{}, false
 	}
@@ -62,4 +65,16 @@ func parsePointer(s string) (File, bool) {
 		return File{}, false
 	}
 	return File{Path: path, Chars: chars, Lines: lines}, true
+}
+
+// cutEither cuts s around the first of plural or singular that occurs.
+func cutEither(s, plural, singular string) (before, after string, found bool) {
+	i, sep := strings.Index(s, plural), plural
+	if j := strings.Index(s, singular); j >= 0 && (i < 0 || j < i) {
+		i, sep = j, singular
+	}
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
 }

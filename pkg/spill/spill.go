@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/flowerhooks/flower/pkg/atomicfile"
@@ -90,24 +91,33 @@ type File struct {
 // Pointer is the line that stands for the spilled text in context.
 func (f File) Pointer() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Spilled to a file to keep it out of context: %s, %s, in full at %s. ",
-		plural(f.Chars, "character"), plural(f.Lines, "line"), f.Path)
-	b.WriteString("Use Read on that file with offset/limit to see the rest.")
+	// The wording is what ParsePointers reads back (context-audit counts
+	// spills from transcripts by it): change both together.
+	b.WriteString(pointerStart)
+	b.WriteString(count(f.Chars, pointerChars, pointerChar))
+	b.WriteString(count(f.Lines, pointerLines, pointerLine))
+	b.WriteString(f.Path)
+	b.WriteString(pointerRead)
 	if f.Note != "" {
 		b.WriteString(" " + strings.TrimSpace(f.Note))
 	}
 	if f.Head != "" {
-		fmt.Fprintf(&b, " The first %s follow.", plural(int64(runeCount(f.Head)), "character"))
+		if n := runeCount(f.Head); n == 1 {
+			b.WriteString(" The first character follows.")
+		} else {
+			fmt.Fprintf(&b, " The first %d characters follow.", n)
+		}
 	}
 	b.WriteString("]")
 	return b.String()
 }
 
-func plural(n int64, noun string) string {
+// count writes n and the plural or, for one, the singular suffix.
+func count(n int64, plural, singular string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1" + singular
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return strconv.FormatInt(n, 10) + plural
 }
 
 // Text is what replaces the spilled text: the pointer line, then the head.

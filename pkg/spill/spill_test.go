@@ -297,3 +297,19 @@ func FuzzCounter(f *testing.F) {
 		}
 	})
 }
+
+// TestPointerRoundTrip: what Pointer writes, ParsePointers reads back, in
+// the singular and the plural, with a note and a head after it.
+func TestPointerRoundTrip(t *testing.T) {
+	for _, f := range []File{
+		{Path: "/w/.flower/spill/Bash-t-stdout.txt", Chars: 108894, Lines: 20000, Head: "1\n2\n"},
+		{Path: "/w/spill/a b.txt", Chars: 1, Lines: 1, Head: "x"},
+		{Path: "/w/spill/c.txt", Chars: 4001, Lines: 0, Note: "A note. With 3 lines, in full at nowhere."},
+	} {
+		got := ParsePointers("before\n" + f.Text() + "\nafter")
+		want := []File{{Path: f.Path, Chars: f.Chars, Lines: f.Lines}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", f.Text(), diff)
+		}
+	}
+}
