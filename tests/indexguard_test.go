@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/internal/indexguard"
@@ -165,7 +166,7 @@ func TestIndexGuardUnderCap(t *testing.T) {
 			if n := workbench.BlockLen(block); n == 0 || n >= workbench.PromptCap {
 				t.Errorf("%v %s: block of %d characters, want 1..%d", args, ev, n, workbench.PromptCap-1)
 			}
-			if !strings.Contains(block, "of 500 files listed;") || !strings.Contains(block, "older left out") {
+			if !strings.Contains(block, "of 500 files listed;") || !strings.Contains(block, "left out (") {
 				t.Errorf("%v %s: block does not count what it left out:\n%s", args, ev, block[max(0, len(block)-200):])
 			}
 		}
@@ -239,4 +240,45 @@ func TestIndexGuardConcurrent(t *testing.T) {
 		}
 	}
 	t.Logf("%d reads of INDEX.md during the run, all whole", reads)
+}
+
+// TestIndexGuardPrunesState: a new session removes digests idle for over
+// 30 days and keeps the others; resuming prunes nothing.
+func TestIndexGuardPrunesState(t *testing.T) {
+	root := t.TempDir()
+	state := filepath.Join(root, workbench.StateDir)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-31 * 24 * time.Hour)
+	for name, mt := range map[string]time.Time{"old.digest": old, "fresh.digest": time.Now(), "old.other": old} {
+		p := filepath.Join(state, name)
+		if err := os.WriteFile(p, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func() []string {
+		es, _ := os.ReadDir(state)
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	args := []string{"--workbench", root}
+	if code, _, errs := run(t, args, `"hook_event_name":"SessionStart","source":"resume","session_id":"r"`); code != 0 {
+		t.Fatal(errs)
+	}
+	if got := names(); !slices.Contains(got, "old.digest") {
+		t.Errorf("a resume pruned: %v", got)
+	}
+	if code, _, errs := run(t, args, `"hook_event_name":"SessionStart","source":"startup","session_id":"new"`); code != 0 {
+		t.Fatal(errs)
+	}
+	if diff := cmp.Diff([]string{"fresh.digest", "new.digest", "old.other", "r.digest"}, names()); diff != "" {
+		t.Errorf(".state after a new session (-want +got):\n%s", diff)
+	}
 }

@@ -9,6 +9,7 @@
 //     create the workbench if need be, refresh INDEX.md, and print the
 //     coordinator's prompt block as additionalContext. A digest of the index
 //     is recorded for the session, so the first prompt does not repeat it.
+//     A new session (source startup) removes digests idle for 30 days.
 //   - SubagentStart: refresh, and print the worker's block as
 //     additionalContext; Claude Code puts it in the subagent's first message.
 //   - UserPromptSubmit: refresh; print the coordinator's block again only if

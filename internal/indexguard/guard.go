@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
@@ -79,6 +81,9 @@ type guard struct {
 }
 
 func (g *guard) sessionStart() int {
+	if g.p.Get("source").String() == "startup" {
+		g.pruneState(time.Now())
+	}
 	ix, md, err := workbench.Refresh(g.root, g.max)
 	if err != nil {
 		return g.cli.Fail(err)
@@ -133,7 +138,8 @@ func (g *guard) postToolUse() int {
 		return g.cli.Fail(err)
 	}
 	if !ok && field == "notebook_path" {
-		// Older notebook tools named it file_path; accept either.
+		// NotebookEdit's input names its file notebook_path; take file_path,
+		// the name every other writing tool uses, if that is what came.
 		if path, ok, err = g.p.ToolInputString("file_path"); err != nil {
 			return g.cli.Fail(err)
 		}
@@ -198,4 +204,27 @@ func (g *guard) statePath() string {
 		id = "h-" + hex.EncodeToString(sum[:16])
 	}
 	return filepath.Join(g.root, workbench.StateDir, id+".digest")
+}
+
+// stateMaxAge is how long a session's digest outlives its last change. A
+// session resumed later than that sees the block once more on its first
+// prompt; keeping digests forever would add a file per session for good.
+const stateMaxAge = 30 * 24 * time.Hour
+
+// pruneState removes the digests of sessions idle for over stateMaxAge. It
+// runs when a new session starts, and any error only leaves a file behind.
+func (g *guard) pruneState(now time.Time) {
+	dir := filepath.Join(g.root, workbench.StateDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".digest") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > stateMaxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

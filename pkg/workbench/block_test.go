@@ -71,7 +71,7 @@ func TestBlockCap(t *testing.T) {
 				t.Errorf("limit %d: block is %d characters, cap %d", limit, n, PromptCap)
 			}
 			listed := strings.Count(b, "\n- scripts/")
-			trailer := fmt.Sprintf("%d of 500 files listed; %d older left out (%d in scripts/, 0 in artifacts/)", listed, 500-listed, 500-listed)
+			trailer := fmt.Sprintf("%d of 500 files listed; %d left out (%d in scripts/, 0 in artifacts/)", listed, 500-listed, 500-listed)
 			if listed == 0 || listed >= min(limit, 500) || !strings.Contains(b, trailer) {
 				t.Errorf("limit %d: %d entries listed, want some trimmed and counted in %q:\n%s", limit, listed, trailer, b[len(b)-300:])
 			}

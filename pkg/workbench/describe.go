@@ -394,23 +394,28 @@ func hasWord(s string) bool {
 
 // clean makes s one line of printable text: whitespace runs become one
 // space, other unprintable runes go, and it is cut to MaxDescription runes.
+// It stops reading once it has more than it can keep.
 func clean(s string) string {
-	var b strings.Builder
+	out := make([]rune, 0, MaxDescription+1)
+	space := false
 	for _, r := range s {
 		switch {
 		case unicode.IsSpace(r):
-			b.WriteByte(' ')
-		case unicode.IsPrint(r) && r != utf8.RuneError:
-			b.WriteRune(r)
+			space = len(out) > 0
+			continue
+		case !unicode.IsPrint(r) || r == utf8.RuneError:
+			continue
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, r)
+		if len(out) > MaxDescription {
+			return strings.TrimSpace(string(out[:MaxDescription-1])) + ellipsis
 		}
 	}
-	words := strings.Fields(b.String())
-	out := strings.Join(words, " ")
-	if utf8.RuneCountInString(out) <= MaxDescription {
-		return out
-	}
-	runes := []rune(out)[:MaxDescription-1]
-	return strings.TrimSpace(string(runes)) + ellipsis
+	return string(out)
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence that a cut at

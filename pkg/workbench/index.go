@@ -178,7 +178,7 @@ func (ix *Index) trailer(n int) string {
 	if left == 0 {
 		return fmt.Sprintf("%d of %d files listed; none left out.\n", n, total)
 	}
-	return fmt.Sprintf("%d of %d files listed; %d older left out (%d in scripts/, %d in artifacts/): list the folders to see them.\n",
+	return fmt.Sprintf("%d of %d files listed; %d left out (%d in scripts/, %d in artifacts/): list the folders to see them.\n",
 		n, total, left, ix.Scripts-listedScripts, ix.Artifacts-(n-listedScripts))
 }
 

@@ -87,11 +87,11 @@ func TestScanLimit(t *testing.T) {
 		want    []string
 		trailer string
 	}{
-		{0, nil, "0 of 10 files listed; 10 older left out (5 in scripts/, 5 in artifacts/): list the folders to see them.\n"},
-		{3, []string{"scripts/s4.sh", "scripts/s3.sh", "scripts/s2.sh"}, "3 of 10 files listed; 7 older left out (2 in scripts/, 5 in artifacts/): list the folders to see them.\n"},
-		{6, []string{"scripts/s4.sh", "scripts/s3.sh", "scripts/s2.sh", "scripts/s1.sh", "scripts/s0.sh", "artifacts/a4.txt"}, "6 of 10 files listed; 4 older left out (0 in scripts/, 4 in artifacts/): list the folders to see them.\n"},
+		{0, nil, "0 of 10 files listed; 10 left out (5 in scripts/, 5 in artifacts/): list the folders to see them.\n"},
+		{3, []string{"scripts/s4.sh", "scripts/s3.sh", "scripts/s2.sh"}, "3 of 10 files listed; 7 left out (2 in scripts/, 5 in artifacts/): list the folders to see them.\n"},
+		{6, []string{"scripts/s4.sh", "scripts/s3.sh", "scripts/s2.sh", "scripts/s1.sh", "scripts/s0.sh", "artifacts/a4.txt"}, "6 of 10 files listed; 4 left out (0 in scripts/, 4 in artifacts/): list the folders to see them.\n"},
 		{40, nil, "10 of 10 files listed; none left out.\n"},
-		{-1, nil, "0 of 10 files listed; 10 older left out (5 in scripts/, 5 in artifacts/): list the folders to see them.\n"},
+		{-1, nil, "0 of 10 files listed; 10 left out (5 in scripts/, 5 in artifacts/): list the folders to see them.\n"},
 	} {
 		t.Run(fmt.Sprint(tc.limit), func(t *testing.T) {
 			ix, err := Scan(root, tc.limit)
@@ -276,7 +276,7 @@ func TestRefreshConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(root, IndexFile))
-	if !strings.HasSuffix(string(b), fmt.Sprintf("40 of %d files listed; %d older left out (%d in scripts/, 0 in artifacts/): list the folders to see them.\n",
+	if !strings.HasSuffix(string(b), fmt.Sprintf("40 of %d files listed; %d left out (%d in scripts/, 0 in artifacts/): list the folders to see them.\n",
 		writers*rounds, writers*rounds-40, writers*rounds-40)) {
 		t.Errorf("final INDEX.md ends wrong:\n%s", b)
 	}

@@ -1,0 +1,65 @@
+package workbench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchFiles matches the whole-process bench case (tools/bench/cases_index.go).
+const benchFiles = 1000
+
+func benchWorkbench(b *testing.B) string {
+	root := b.TempDir()
+	for i := range benchFiles {
+		if i%10 < 7 {
+			put(b, root, fmt.Sprintf("scripts/m%d/s%04d.sh", i%5, i), fmt.Sprintf("#!/bin/sh\n# Step %d of the survey\n", i), i*7919%benchFiles)
+		} else {
+			put(b, root, fmt.Sprintf("artifacts/r%04d.md", i), fmt.Sprintf("# Report %d\n", i), i*7919%benchFiles)
+		}
+	}
+	return root
+}
+
+func BenchmarkScan1000(b *testing.B) {
+	root := benchWorkbench(b)
+	for b.Loop() {
+		if _, err := Scan(root, DefaultMaxEntries); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRefreshUnchanged is the common hook path: scan, render, compare
+// with INDEX.md, write nothing.
+func BenchmarkRefreshUnchanged(b *testing.B) {
+	root := benchWorkbench(b)
+	if _, _, err := Refresh(root, DefaultMaxEntries); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, err := Refresh(root, DefaultMaxEntries); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDescribe(b *testing.B) {
+	head := []byte("#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n\"\"\"\n" + strings.Repeat("x", 3000) + "\n\"\"\"\n")
+	for b.Loop() {
+		Describe("a.py", head)
+	}
+}
+
+func BenchmarkBlock(b *testing.B) {
+	root := benchWorkbench(b)
+	ix, err := Scan(root, DefaultMaxEntries)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Block(root, ix, Coordinator); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
