@@ -37,7 +37,7 @@ func TestHarnessRoundTrip(t *testing.T) {
 	if _, err := os.Stat(s.Transcript(res.SessionID)); err != nil {
 		t.Errorf("no transcript at %s", s.Transcript(res.SessionID))
 	}
-	t.Logf("run took %v", res.Duration)
+	t.Logf("run took %v, %v of CPU", res.Duration, res.CPU)
 }
 
 // TestHarnessResume records a session and resumes it with --resume: the

@@ -180,7 +180,8 @@ type Options struct {
 type Result struct {
 	ExitCode       int
 	Stdout, Stderr string
-	Duration       time.Duration
+	Duration       time.Duration // wall time
+	CPU            time.Duration // user + system time of the CLI and what it ran
 
 	// The fields of the -p --output-format json result object.
 	Type              string          `json:"type"`
@@ -259,7 +260,10 @@ func (s *Scenario) Try(o Options) (*Result, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start), ExitCode: cmd.ProcessState.ExitCode()}
+	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start), ExitCode: -1}
+	if ps := cmd.ProcessState; ps != nil {
+		res.ExitCode, res.CPU = ps.ExitCode(), ps.UserTime()+ps.SystemTime()
+	}
 	if ctx.Err() != nil {
 		return res, errors.New("timed out after " + timeout.String())
 	}
