@@ -255,7 +255,7 @@ func (s *session) spills(text string) {
 		if filepath.Base(filepath.Dir(f.Path)) != workbench.SpillDir || s.spilled[f.Path] {
 			continue
 		}
-		s.spilled[f.Path] = true
+		s.spilled[strings.Clone(f.Path)] = true // f.Path may point into the reader's buffer
 		s.r.Spills.Count++
 		s.r.Spills.CharsMoved += f.Chars
 	}

@@ -45,8 +45,9 @@
 //     <the session's first cwd>/.flower, the root the hooks use). A write
 //     is a Write, Edit, MultiEdit or NotebookEdit of such a file, or a Bash
 //     output redirection into one; a run is a Bash simple command whose
-//     command word is such a file, or an interpreter (sh, bash, python3,
-//     node, …) given one. Only calls that were let through count: a call
+//     command word is such a file (a path with a slash, as the shell
+//     needs), or an interpreter (sh, bash, python3, node, …) given one;
+//     cd within the command line is followed. Only calls that were let through count: a call
 //     whose result carries a toolDenialKind (denied, interrupted) did
 //     nothing. written counts the files written, run_more_than_once the
 //     files run twice or more, written_not_run the files written and

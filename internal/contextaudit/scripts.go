@@ -56,7 +56,9 @@ func (s *session) bashScripts(cmd, cwd string) effect {
 				cwd = join(cwd, words[1])
 				return true
 			}
-			if names := s.scriptNames(cwd, words[0]); len(names) > 0 {
+			// A command word without a slash is looked up in PATH, never in
+			// the folder, as the shell does.
+			if names := s.scriptNames(cwd, words[0]); len(names) > 0 && strings.ContainsRune(words[0], '/') {
 				eff.runs = append(eff.runs, names...)
 				return true
 			}
@@ -89,7 +91,9 @@ func (s *session) scriptNames(cwd, path string) []string {
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil
 	}
-	return []string{filepath.ToSlash(rel)}
+	// Clone: rel may share bytes with path, which points into the line the
+	// reader will reuse, and names outlive the line.
+	return []string{strings.Clone(filepath.ToSlash(rel))}
 }
 
 // join reads path from dir: as it is when absolute, else under dir.
