@@ -106,8 +106,8 @@ func TestContextAuditRecording(t *testing.T) {
 		// run1's 13,892-character output went to spill/.
 		"spills.count": 1.0,
 		// count.sh: written by Write and Edit, run by run1 and run2.
-		"scripts": map[string]any{"written": 1.0, "writes": 2.0, "runs": 2.0, "run_more_than_once": 1.0, "written_not_run": 0.0},
-		"briefs":   map[string]any{"count": 1.0, "chars": float64(utf8.RuneCountInString(auditBrief))},
+		"scripts":   map[string]any{"written": 1.0, "writes": 2.0, "runs": 2.0, "run_more_than_once": 1.0, "written_not_run": 0.0},
+		"briefs":    map[string]any{"count": 1.0, "chars": float64(utf8.RuneCountInString(auditBrief))},
 		"bad_lines": 0.0,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
