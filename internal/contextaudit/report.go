@@ -137,11 +137,11 @@ func writeTable(w io.Writer, r *Report) error {
 	line("scripts", "%s written (%s writes), %s runs, %s run more than once, %s written but never run",
 		thousands(sc.Written), thousands(sc.Writes), thousands(sc.Runs), thousands(sc.RunMoreThanOnce), thousands(sc.WrittenNotRun))
 	line("briefs", "%s, %s characters", thousands(r.Briefs.Count), thousands(r.Briefs.Chars))
-	growth := "-"
+	growth := ""
 	if g := r.Context.GrowthPerTurn; g != nil {
-		growth = fmt.Sprintf("%+.1f", *g)
+		growth = fmt.Sprintf(" (%+.1f per turn)", *g)
 	}
-	line("context (main)", "%s -> %s tokens, %s per turn", thousands(r.Context.First), thousands(r.Context.Last), growth)
+	line("context (main)", "%s -> %s tokens%s", thousands(r.Context.First), thousands(r.Context.Last), growth)
 	line("cache", "%s read, %s created, %s uncached input; hit rate %s",
 		thousands(r.Cache.Read), thousands(r.Cache.Creation), thousands(r.Cache.Input), percent(r.Cache.HitRate))
 	if r.BadLines > 0 {
