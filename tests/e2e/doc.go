@@ -75,7 +75,11 @@
 // body when an assistant tool_use has no tool_result in the next message (or
 // a tool_result no tool_use before it), and the test fails: a broken
 // transcript fails loudly. API.ExpectRejections allows it; API.Rejected
-// lists such requests.
+// lists such requests. But the CLI repairs some damage itself: on --resume
+// it silently drops a tool_use whose tool_result does not match, and the
+// orphan result (TestCLIDropsUnpairedCallsOnResume). A scenario that edits
+// transcripts must check what the resumed request holds
+// (Request.ToolUses, ToolResults), not only that it was accepted.
 //
 // TestHarness* (harness_test.go) show a round trip, a --resume, and hooks
 // loaded from --plugin-dir and from Home/.claude/settings.json.

@@ -108,3 +108,45 @@ func TestHarnessPluginDirAndUserSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIDropsUnpairedCallsOnResume pins what the real CLI does with a
+// transcript whose tool_result no longer matches its tool_use: on --resume
+// it silently drops both and sends a valid request, so the fake API's 400
+// never fires. A scenario that edits transcripts (layer four) must check
+// what the resumed request holds, not only that it was accepted.
+func TestCLIDropsUnpairedCallsOnResume(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	// The resumed request holds one assistant message (the dropped call's
+	// went with it), so Steps answers it with step 1 again.
+	s.API.Main(Steps(Call(Bash("kept", "echo one")), Say("done")))
+	first := s.Run(Options{Prompt: "start", AllowedTools: []string{"Bash"}})
+
+	path := s.Transcript(first.SessionID)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = `"tool_use_id":"kept"`, `"tool_use_id":"orphan"`
+	if n := strings.Count(string(b), from); n != 1 {
+		t.Fatalf("the transcript holds %s %d times, want 1", from, n)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Run(Options{Prompt: "go on", AllowedTools: []string{"Bash"}, Args: []string{"--resume", first.SessionID}})
+
+	last := s.API.Last(MainThread)
+	if uses := last.ToolUses(); len(uses) != 0 {
+		t.Errorf("the resumed request holds tool calls %+v; the CLI used to drop the unpaired one", uses)
+	}
+	if results := last.ToolResults(); len(results) != 0 {
+		t.Errorf("the resumed request holds tool results %+v; the CLI used to drop the orphan", results)
+	}
+	if got := last.LastUser().Text(); got != "go on" {
+		t.Errorf("the resumed request ends with %q, want the new prompt", got)
+	}
+	if n := len(s.API.Rejected()); n != 0 {
+		t.Errorf("%d requests rejected", n)
+	}
+}

@@ -255,6 +255,19 @@ func (r *Request) ToolResult(id string) (Block, bool) {
 	return Block{}, false
 }
 
+// ToolUses is every tool_use of the request, in order.
+func (r *Request) ToolUses() []Block {
+	var out []Block
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			if b.Type == "tool_use" {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
 // ToolResults is every tool_result of the request, in order.
 func (r *Request) ToolResults() []Block {
 	var out []Block
