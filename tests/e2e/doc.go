@@ -29,8 +29,8 @@
 //		))
 //		res := s.Run(Options{
 //			Prompt:       "remove x",
-//			Settings:     Settings(Hook{Event: "PreToolUse", Matcher: "Bash|Write|Edit|NotebookEdit", Command: Cmd(t, "delegate-guard")}),
-//			AllowedTools: []string{"Bash", "Write", "Agent"},
+//			Settings:     Settings(LayerHooks(t, "1")...), // layer one as flower-settings wires it
+//			AllowedTools: []string{"Bash", "Write", "Agent"}, // so only the hook can deny
 //		})
 //		got := s.ToolResult("rm1") // what the model saw of that call
 //		// got.IsError, got.Text; s.Exists("x"); res.Denied("rm1"); …
