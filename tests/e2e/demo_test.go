@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -135,20 +136,35 @@ func demoScript(s *Scenario, actions []demoAction) Script {
 	}
 }
 
-// demoRun is one played session.
+// demoFollowUp is the prompt of the resumed session: by then the work is
+// done, so what counts is the history the resume carries.
+const demoFollowUp = "Is anything left to do?"
+
+// demoRun is one played session and its resumption.
 type demoRun struct {
 	title    string
-	main     []*Request
+	main     []*Request // the first session's main-thread requests
+	resumed  *Request   // the resumed session's request
+	resumeBy string     // how it was resumed
+	pruned   string     // prune-session's report, when layer four ran
 	subReqs  int
 	subChars int
 	finalOK  bool
 }
 
-func playDemo(t *testing.T, title string, hooks []Hook) demoRun {
+// playDemo plays the session with hooks (none when nil), then resumes it
+// with demoFollowUp: through a prune-session fork when prune is set.
+func playDemo(t *testing.T, title string, hooks []Hook, prune bool) demoRun {
 	s := NewScenario(t)
 	demoWorkspace(s)
 	actions := demoActions()
-	s.API.Main(demoScript(s, actions))
+	script := demoScript(s, actions)
+	s.API.Main(func(r *Request) Reply {
+		if r.LastUser().Text() == demoFollowUp {
+			return Say("Nothing: config.ini is fixed and the suite passes.")
+		}
+		return script(r)
+	})
 	for _, a := range actions {
 		switch {
 		case a.delegate != "":
@@ -161,8 +177,8 @@ func playDemo(t *testing.T, title string, hooks []Hook) demoRun {
 	if hooks != nil {
 		o.Settings = Settings(hooks...)
 	}
-	s.Run(o)
-	run := demoRun{title: title, main: s.API.Thread(MainThread)}
+	res := s.Run(o)
+	run := demoRun{title: title, main: s.API.Thread(MainThread), resumeBy: "--resume " + res.SessionID}
 	for _, r := range s.API.Requests() {
 		if r.Thread != MainThread && r.Thread != SideThread {
 			run.subReqs++
@@ -171,6 +187,24 @@ func playDemo(t *testing.T, title string, hooks []Hook) demoRun {
 	}
 	c, _ := s.ReadFile("config.ini")
 	run.finalOK = strings.Contains(c, "timeout_ms = 500\n")
+
+	id := res.SessionID
+	if prune {
+		cmd := exec.Command(Bin(t, "prune-session"), id)
+		cmd.Dir, cmd.Env = s.Work, s.env(Options{})
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("prune-session %s: %v\n%s", id, err, stderr.String())
+		}
+		id = strings.TrimSpace(string(out))
+		run.resumeBy = `--resume "$(prune-session ` + res.SessionID + `)"`
+		run.pruned = strings.TrimSpace(stderr.String())
+	}
+	o.Prompt, o.Args = demoFollowUp, []string{"--resume", id}
+	s.Run(o)
+	run.resumed = s.API.Last(MainThread)
 	return run
 }
 
@@ -181,15 +215,20 @@ func TestDemo(t *testing.T) {
 	t.Parallel()
 	needClaude(t)
 	hooks, layers := LandedHooks(t, flowersettings.DefaultLayers...)
+	// Layer four is no hook: prune-session forks a session for --resume.
+	prune := HasCommand("prune-session")
+	if prune {
+		layers = append(layers, "4")
+	}
 	slices.Sort(layers)
 	runs := make([]demoRun, 2)
 	t.Run("without", func(t *testing.T) {
 		t.Parallel()
-		runs[0] = playDemo(t, "without flower (no hooks)", nil)
+		runs[0] = playDemo(t, "without flower (no hooks)", nil, false)
 	})
 	t.Run("with", func(t *testing.T) {
 		t.Parallel()
-		runs[1] = playDemo(t, "with flower (layers "+strings.Join(layers, ", ")+")", hooks)
+		runs[1] = playDemo(t, "with flower (layers "+strings.Join(layers, ", ")+")", hooks, prune)
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -203,6 +242,9 @@ func TestDemo(t *testing.T) {
 		without, with := runs[0].main, runs[1].main
 		if got, base := with[len(with)-1].ContextChars(), without[len(without)-1].ContextChars(); got >= base {
 			t.Errorf("with flower the main thread's final context is %d characters, without %d: flower saved nothing", got, base)
+		}
+		if got, base := runs[1].resumed.ContextChars(), runs[0].resumed.ContextChars(); got >= base {
+			t.Errorf("with flower the resumed context is %d characters, without %d: flower saved nothing", got, base)
 		}
 		report := demoReport(runs)
 		if *demoOut != "" {
@@ -231,6 +273,20 @@ func demoReport(runs []demoRun) string {
 				}
 			}
 		}
+		fmt.Fprintf(&b, "then %s\n", r.resumeBy)
+		for _, line := range strings.Split(r.pruned, "\n") {
+			// The first line names the transcript files: temp paths.
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "prune-session:") {
+				fmt.Fprintf(&b, "%14s  prune-session: %s\n", "", line)
+			}
+		}
+		for j, line := range received(r.resumed) {
+			if j == 0 {
+				fmt.Fprintf(&b, "%4s %8s  %s\n", "", thousands(r.resumed.ContextChars()), line)
+			} else {
+				fmt.Fprintf(&b, "%4s %8s  %s\n", "", "", line)
+			}
+		}
 	}
 	total := func(r demoRun) int {
 		n := 0
@@ -248,6 +304,7 @@ func demoReport(runs []demoRun) string {
 		{"main thread: turns (requests)", func(r demoRun) int { return len(r.main) }},
 		{"main thread: final context (chars)", last},
 		{"main thread: sent over the session (chars)", total},
+		{"resumed session: context (chars)", func(r demoRun) int { return r.resumed.ContextChars() }},
 		{"subagents: requests", func(r demoRun) int { return r.subReqs }},
 		{"subagents: sent over the session (chars)", func(r demoRun) int { return r.subChars }},
 	}
@@ -258,14 +315,19 @@ func demoReport(runs []demoRun) string {
 }
 
 // received describes, one line per block, what is new in a main-thread
-// request: the prompt on the first turn, then the results of the calls the
-// model made on its previous turn.
+// request: the prompt on the first turn; then everything after the model's
+// last answer: the results of the calls it made, a new prompt, and the notes
+// the CLI adds as system messages (hook context on resume).
 func received(r *Request) []string {
 	if r.Step() == 0 {
 		return []string{"prompt: " + abbrev(r.FirstPrompt())}
 	}
 	calls := map[string]Block{}
-	for _, m := range r.Messages {
+	after := 0
+	for i, m := range r.Messages {
+		if m.Role == "assistant" {
+			after = i + 1
+		}
 		for _, blk := range m.Content {
 			if blk.Type == "tool_use" {
 				calls[blk.ID] = blk
@@ -273,22 +335,26 @@ func received(r *Request) []string {
 		}
 	}
 	var out []string
-	for _, blk := range r.LastUser().Content {
-		switch blk.Type {
-		case "tool_result":
-			what := "result"
-			if blk.IsError {
-				what = "ERROR"
+	for _, m := range r.Messages[after:] {
+		for _, blk := range m.Content {
+			switch {
+			case blk.Type == "tool_result":
+				what := "result"
+				if blk.IsError {
+					what = "ERROR"
+				}
+				text := blk.Text
+				// The CLI frames a subagent's report in ~600 characters of
+				// hand-back notice; show the report.
+				if _, report, ok := strings.Cut(text, handBack); ok {
+					text = "[hand-back] " + strings.TrimSpace(report)
+				}
+				out = append(out, fmt.Sprintf("%s → %s, %s chars: %s", describeCall(calls[blk.ToolUseID]), what, thousands(blk.Chars()), abbrev(text)))
+			case blk.Type == "text" && m.Role == "system":
+				out = append(out, fmt.Sprintf("system note, %s chars: %s", thousands(blk.Chars()), abbrev(blk.Text)))
+			case blk.Type == "text":
+				out = append(out, "prompt: "+abbrev(blk.Text))
 			}
-			text := blk.Text
-			// The CLI frames a subagent's report in ~600 characters of
-			// hand-back notice; show the report.
-			if _, report, ok := strings.Cut(text, handBack); ok {
-				text = "[hand-back] " + strings.TrimSpace(report)
-			}
-			out = append(out, fmt.Sprintf("%s → %s, %s chars: %s", describeCall(calls[blk.ToolUseID]), what, thousands(blk.Chars()), abbrev(text)))
-		case "text":
-			out = append(out, "text: "+abbrev(blk.Text))
 		}
 	}
 	return out
