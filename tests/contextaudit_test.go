@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/flowerhooks/flower/internal/contextaudit"
+	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
 func TestContextAuditGolden(t *testing.T) { runGolden(t, "context-audit", contextaudit.Main) }
@@ -312,3 +314,105 @@ func TestContextAuditSynthetic(t *testing.T) {
 }
 
 func round4(v float64) float64 { return float64(int64(v*1e4+0.5)) / 1e4 }
+
+// TestContextAuditBadTranscripts: what is wrong in a transcript is counted
+// as bad lines and never stops the report; a main transcript with no
+// readable line is refused, exit 1 with one stderr line and nothing on
+// stdout.
+func TestContextAuditBadTranscripts(t *testing.T) {
+	good := syntheticMain[1] // the prompt: 1 entry, 2 chars
+	binary := make([]byte, 4096)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range binary {
+		binary[i] = byte(r.UintN(256))
+	}
+	overlong := `{"type":"user","message":{"role":"user","content":"` + strings.Repeat("x", transcript.MaxLineBytes) + `"}}`
+	tests := []struct {
+		name string
+		data string
+		bad  float64 // bad lines; -1 for a refusal, -2 for "at least one"
+	}{
+		{"empty", "", -1},
+		{"only newlines", "\n\n", -1},
+		{"binary", string(binary), -1},
+		{"truncated only", good[:30], -1},
+		{"truncated last line", good + "\n" + good[:30], 1},
+		{"blank line between", good + "\n\n" + good, 1},
+		{"invalid utf-8", good + "\n" + strings.Replace(good, "go", "g\xffo", 1), 1},
+		{"wrong-typed field", good + "\n" + `{"type":"user","message":{"role":"user","content":7}}`, 1},
+		{"not an object", good + "\n[1,2]", 1},
+		{"binary after a good line", good + "\n" + string(binary), -2},
+		{"line over the limit", good + "\n" + overlong + "\n" + good, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := contextaudit.Main([]string{"--json", path}, nil, &stdout, &stderr)
+			if tt.bad == -1 {
+				if code != 1 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.HasPrefix(stderr.String(), "context-audit: ") {
+					t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, nothing, one line", code, stdout.String(), stderr.String())
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			var got struct {
+				Main     struct{ Entries float64 } `json:"main"`
+				BadLines float64                   `json:"bad_lines"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if tt.bad >= 0 && got.BadLines != tt.bad {
+				t.Errorf("bad_lines %v, want %v", got.BadLines, tt.bad)
+			}
+			if got.BadLines < 1 || got.Main.Entries < 1 {
+				t.Errorf("entries %v, bad lines %v: want the good line read and the rest counted", got.Main.Entries, got.BadLines)
+			}
+			if !strings.Contains(stderr.String(), "bad lines skipped") || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("stderr %q, want one warning about the bad lines", stderr.String())
+			}
+		})
+	}
+}
+
+// TestContextAuditProjectWorkdir: --project maps a working directory to its
+// folder under projects/ (the folder's name depends on the temp path, so
+// this is not a golden case).
+func TestContextAuditProjectWorkdir(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(root, "cfg"))
+	work := filepath.Join(root, "ws")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	folder, err := transcript.ProjectDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSession(t, folder, "s1", syntheticMain, syntheticSub)
+	writeSession(t, folder, "s2", syntheticMain[:2], nil)
+	var stdout, stderr bytes.Buffer
+	if code := contextaudit.Main([]string{"--json", "--project", work}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var sessions []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var r struct{ Session string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, r.Session)
+	}
+	if diff := cmp.Diff([]string{"s1", "s2"}, sessions); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+}
