@@ -110,26 +110,19 @@ func copyFile(src, dst string, dry, isTranscript bool, oldID, newID string) erro
 
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, writeBufferSize)
-	rd := transcript.NewReader(in)
 	var scratch []byte
-	for {
-		raw, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	err := transcript.Scan(in, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
-		if _, err := transcript.Parse(raw); err != nil {
-			return &transcript.LineError{Line: rd.Line(), Err: err}
-		}
-		if scratch, err = setSessionID(append(scratch[:0], raw...), oldID, newID); err != nil {
+		if scratch, err = setSessionID(append(scratch[:0], e.Raw...), oldID, newID); err != nil {
 			return err
 		}
 		w.Write(scratch)
-		if err := w.WriteByte('\n'); err != nil {
-			return err
-		}
+		return w.WriteByte('\n')
+	})
+	if err != nil {
+		return err
 	}
 	return w.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -73,11 +74,18 @@ type toolRef struct {
 // plan is what pass one decided: the lines to drop, the edits per line, and
 // what the report says.
 type plan struct {
-	lines    int
-	cwd      string            // the session's cwd, from its first entry that has one
-	drop     map[int]bool      // lines dropped whole
-	dropped  map[string]string // uuid of a dropped entry -> its parentUuid
-	edits    map[int]*lineEdit
+	lines   int
+	cwd     string            // the session's cwd, from its first entry that has one
+	drop    map[int]bool      // lines dropped whole
+	dropped map[string]string // uuid of a dropped entry -> its parentUuid
+	edits   map[int]*lineEdit
+	// refs holds, per line (index line-1), which of relinkFields the entry
+	// sets: a byte a line, so that pass two looks for references only where
+	// they are instead of searching every line for three keys.
+	refs []uint8
+	// sid holds, per line, where its sessionId value starts when pass two
+	// can overwrite it where it stands (see setSessionID), else -1.
+	sid      []int32
 	turns    int
 	spillDir string
 
@@ -119,21 +127,20 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	var apiErrs []apiErr
 	seenMsg := map[string]bool{}
 
-	rd := transcript.NewReader(r)
-	for {
-		raw, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	err := transcript.Scan(r, func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
-			return nil, err
+			return err
 		}
-		n := rd.Line()
-		e, err := transcript.Parse(raw)
-		if err != nil {
-			return nil, &transcript.LineError{Line: n, Err: err}
-		}
+		raw := e.Raw
 		p.lines = n
+		var set uint8
+		for i, v := range [...]string{e.ParentUUID, e.LogicalParentUUID, e.LeafUUID} {
+			if v != "" {
+				set |= 1 << i
+			}
+		}
+		p.refs = append(p.refs, set)
+		p.sid = append(p.sid, sessionIDAt(raw, e))
 		if p.cwd == "" && e.UUID != "" && e.Cwd != "" {
 			p.cwd = e.Cwd
 		}
@@ -142,7 +149,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			if main && e.UUID != "" && (e.ToolUseID != "" || e.ParentToolUseID != "") {
 				refs = append(refs, toolRef{n, e.UUID, e.ParentUUID, [2]string{e.ToolUseID, e.ParentToolUseID}})
 			}
-			continue
+			return nil
 		}
 		chars := e.Chars()
 		if e.Type == "user" || e.Type == "assistant" {
@@ -150,7 +157,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		}
 		if e.IsAPIError {
 			apiErrs = append(apiErrs, apiErr{n, e.UUID, e.ParentUUID, chars})
-			continue
+			return nil
 		}
 		if e.Type == "assistant" && e.Message.ID != "" && !seenMsg[e.Message.ID] {
 			seenMsg[e.Message.ID] = true
@@ -176,6 +183,10 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 				blocks: blocks, results: len(trs), toolUseID: b.ToolUseID, denial: denial, chars: b.Chars,
 				textOnly: textOnly(b)})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if p.lines == 0 {
 		return nil, errors.New("the transcript is empty")
@@ -272,6 +283,22 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 			trim: "prune-" + safeName(r.toolUseID)})
 		p.trimmed++
 	}
+}
+
+// uuidLen is the length of a session id as Claude Code writes it, and of the
+// fork's id (checked by --session-id).
+const uuidLen = 36
+
+// sessionIDAt is where pass two can overwrite the line's session id in
+// place: the offset of its opening quote when the value is a UUID-long
+// string written without escapes, else -1.
+func sessionIDAt(raw []byte, e *transcript.Entry) int32 {
+	at := e.SessionIDIndex
+	if at <= 0 || at > math.MaxInt32 || len(e.SessionID) != uuidLen || at+uuidLen+2 > len(raw) ||
+		raw[at] != '"' || raw[at+uuidLen+1] != '"' || string(raw[at+1:at+1+uuidLen]) != e.SessionID {
+		return -1
+	}
+	return int32(at)
 }
 
 // older returns all of rs but the last keep.

@@ -2,7 +2,6 @@ package prunesession
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,30 +69,40 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 func (rw *rewriter) line(n int, raw []byte) ([]byte, error) {
 	out := append(rw.scratch[:0], raw...)
 	var err error
+	moved := false // whether bytes shifted since pass one read the line
 	if e := rw.p.edits[n]; e != nil {
 		if out, err = rw.apply(out, e); err != nil {
 			return nil, err
 		}
+		moved = true
 	}
-	if len(rw.p.dropped) > 0 {
-		if out, err = rw.relink(out); err != nil {
+	if refs := rw.p.refs[n-1]; refs != 0 && len(rw.p.dropped) > 0 {
+		var relinked bool
+		if out, relinked, err = rw.relink(out, refs); err != nil {
 			return nil, err
 		}
+		moved = moved || relinked
 	}
-	out, err = setSessionID(out, rw.oldID, rw.newID)
+	if at := rw.p.sid[n-1]; at >= 0 && !moved && len(rw.newID) == uuidLen {
+		// The common case: overwrite the id where pass one found it.
+		copy(out[at+1:], rw.newID)
+	} else if out, err = setSessionID(out, rw.oldID, rw.newID); err != nil {
+		return nil, err
+	}
 	rw.scratch = out
-	return out, err
+	return out, nil
 }
 
-// relinkFields are the fields that name another entry by uuid.
-var relinkFields = []string{"parentUuid", "logicalParentUuid", "leafUuid"}
+// relinkFields are the fields that name another entry by uuid, in the order
+// of the bits of plan.refs.
+var relinkFields = [...]string{"parentUuid", "logicalParentUuid", "leafUuid"}
 
 // relink points references to dropped entries at their nearest kept
 // ancestor (null when there is none).
-func (rw *rewriter) relink(out []byte) ([]byte, error) {
-	for _, f := range relinkFields {
-		// A cheap test first: most lines name none of the fields.
-		if !bytes.Contains(out, []byte(`"`+f+`"`)) {
+func (rw *rewriter) relink(out []byte, refs uint8) ([]byte, bool, error) {
+	changed := false
+	for i, f := range relinkFields {
+		if refs&(1<<i) == 0 {
 			continue
 		}
 		v := gjson.GetBytes(out, f)
@@ -109,10 +118,11 @@ func (rw *rewriter) relink(out []byte) ([]byte, error) {
 		}
 		var err error
 		if out, err = sjson.SetRawBytes(out, f, to); err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		changed = true
 	}
-	return out, nil
+	return out, changed, nil
 }
 
 // setSessionID rewrites the top-level sessionId. Both ids are UUIDs of the

@@ -41,6 +41,9 @@ type Case struct {
 	// compared with (for example copying the payload to a file).
 	Baseline     func(dir, stdin string) *exec.Cmd
 	BaselineName string
+	// After, when set, runs after each run of the tool, untimed: for
+	// example to remove a file the tool wrote and may not write twice.
+	After func(dir string) error
 }
 
 var cases []Case
@@ -142,10 +145,19 @@ func measure(c Case, bin, dir string) (result, error) {
 		base = func() *exec.Cmd { return c.Baseline(dir, stdin) }
 		baseName = c.BaselineName
 	}
+	after := func() error {
+		if c.After == nil {
+			return nil
+		}
+		return c.After(dir)
+	}
 	// Warm the page cache and check the command works before timing it.
 	for range 3 {
 		if _, _, err := once(tool(), stdin, true); err != nil {
 			return result{}, err
+		}
+		if err := after(); err != nil {
+			return result{}, fmt.Errorf("after: %v", err)
 		}
 		if _, _, err := once(base(), stdin, false); err != nil {
 			return result{}, fmt.Errorf("baseline: %v", err)
@@ -159,6 +171,9 @@ func measure(c Case, bin, dir string) (result, error) {
 			return result{}, err
 		}
 		ts, rss = append(ts, d), max(rss, m)
+		if err := after(); err != nil {
+			return result{}, fmt.Errorf("after: %v", err)
+		}
 		d, m, err = once(base(), stdin, false)
 		if err != nil {
 			return result{}, fmt.Errorf("baseline: %v", err)
