@@ -29,8 +29,8 @@ var recordAudit = flag.String("record-audit", "", "copy the recorded session, sa
 const (
 	auditPrompt = "Count to 3000 with a reusable script and tell me the last number."
 	auditBrief  = "Write .flower/scripts/count.sh that prints 1 to 3000, run it, then make it count to 5000 and run it again. Reply with the last number only."
-	// auditScript is the script the subagent writes; auditCount how far it
-	// counts, chosen so that its output (13,893 characters) is well over
+	// auditScript is the script the subagent writes. It counts to 3000 so
+	// that its output (13,892 characters as the model gets it) is well over
 	// spill-guard's 4,000-character threshold.
 	auditScript = "#!/bin/sh\n# Count from 1, one number a line.\nseq 1 3000\n"
 )
