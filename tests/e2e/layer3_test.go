@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Layer three: spill-guard writes long tool results to the workbench's
+// spill/ folder and leaves the model a pointer and the first characters;
+// a Read of a spill file is never spilled again.
+
+// seqCmd is the design's example of a long output. The CLI cuts Bash
+// output over 30,000 characters and persists the whole of it; spill-guard
+// must spill the whole, not the cut.
+const (
+	seqCmd   = "seq 1 20000"
+	seqChars = 108894 // len of the output of seq 1 20000
+)
+
+// spillPointer finds the spill file a pointer names.
+var spillPointer = regexp.MustCompile(`\[Spilled to a file to keep it out of context: (\d+) characters, (\d+) lines, in full at (\S+\.txt)\. Use Read`)
+
+// TestLayer3SubagentSeqSpilled: a subagent runs seq 1 20000; it is shown a
+// pointer and the first 400 characters, the spill file holds the whole
+// output, and reading that file back (with offset/limit, as the pointer
+// says, more than the threshold) is shown in full, not spilled again.
+func TestLayer3SubagentSeqSpilled(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	const task = "Run seq 1 20000 and read its output back. Reply with the last number."
+	s.API.Main(Steps(
+		Call(Agent("dispatch", task)),
+		Say("The last number is 20000."),
+	))
+	var spillPath string
+	s.API.Agent(task, func(r *Request) Reply {
+		switch r.Step() {
+		case 0:
+			return Call(Bash("seq", seqCmd))
+		case 1:
+			got, _ := r.ToolResult("seq")
+			m := spillPointer.FindStringSubmatch(got.Text)
+			if m == nil {
+				t.Errorf("the subagent was shown no spill pointer for %s: %.600q", seqCmd, got.Text)
+				return Say("no pointer")
+			}
+			spillPath = m[3]
+			return Call(ToolUse{ID: "readback", Name: "Read", Input: map[string]any{"file_path": spillPath, "offset": 1, "limit": 2000}})
+		default:
+			return Say("20000")
+		}
+	})
+	s.Run(Options{Prompt: "run the numbers", Settings: Settings(LayerHooks(t, "1", "3")...), AllowedTools: handsOn})
+
+	seq, ok := s.API.ToolResult("seq")
+	if !ok {
+		t.Fatal("no request carried the result of seq")
+	}
+	m := spillPointer.FindStringSubmatch(seq.Text)
+	if m == nil {
+		t.Fatalf("the result of %s is not a pointer: %.600q", seqCmd, seq.Text)
+	}
+	if want := fmt.Sprintf("%d", seqChars); m[1] != want || m[2] != "20000" {
+		t.Errorf("the pointer says %s characters, %s lines; want %s, 20000", m[1], m[2], want)
+	}
+	if !strings.HasPrefix(m[3], s.Path(".flower/spill")+"/") {
+		t.Errorf("spill file %s is not in %s", m[3], s.Path(".flower/spill"))
+	}
+	// The model sees the pointer and the head, not the 30,000 characters
+	// the hook received. spill-guard keeps persistedOutputPath (every field
+	// but the spilled one stays as it came), so the CLI 2.1.328 still wraps
+	// the new stdout in its "<persisted-output> Output too large … Full
+	// output saved to <its copy> … Preview (first 2KB):" header: the pointer
+	// and head (under 2 KB) are the preview, whole.
+	if len(seq.Text) > 1500 || !strings.Contains(seq.Text, m[0]) || !strings.Contains(seq.Text, "\n1\n2\n3\n") || strings.Contains(seq.Text, "\n19999\n") {
+		t.Errorf("the model was shown %d characters: %.600q", len(seq.Text), seq.Text)
+	}
+
+	var want strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	if want.Len() != seqChars {
+		t.Fatalf("expected output has %d characters, want %d", want.Len(), seqChars)
+	}
+	got, err := os.ReadFile(m[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.String() {
+		t.Errorf("the spill file holds %d bytes, not the whole output of %s (%d)", len(got), seqCmd, seqChars)
+	}
+	if fi, err := os.Stat(m[3]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("spill file mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+
+	back, ok := s.API.ToolResult("readback")
+	if !ok {
+		t.Fatal("no request carried the result of the Read of the spill file")
+	}
+	if back.IsError || strings.Contains(back.Text, "[Spilled") || !strings.Contains(back.Text, "1999") || len(back.Text) < 4000 {
+		t.Errorf("the Read of the spill file was not shown whole (is_error %v, %d characters): %.400q", back.IsError, len(back.Text), back.Text)
+	}
+	if entries, _ := os.ReadDir(s.Path(".flower/spill")); len(entries) != 1 {
+		t.Errorf("%d files in spill/, want 1 (the read-back was spilled again?)", len(entries))
+	}
+}
