@@ -41,7 +41,7 @@ const usage = `Usage: spill-guard [flags] < payload.json
 PostToolUse hook (layer three). Every string field of the tool's result longer
 than --threshold characters is written whole to <workbench>/spill/ and replaced
 by a pointer line to that file and the field's first --head characters.
-Wire it with the matcher "Bash|Read|Grep|Glob|WebFetch|WebSearch|mcp__.*".`
+Wire it on PostToolUse with the matcher "^(Bash|Read|Grep|Glob|WebFetch|WebSearch|mcp__.*)$".`
 
 // Main runs spill-guard and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
