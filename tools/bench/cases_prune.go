@@ -31,16 +31,23 @@ func init() {
 		Target: "≤ 2x cp, RSS well below the file",
 		Runs:   5,
 		Setup:  writePruneTranscript,
-		// Each run writes a 200 MB fork beside the original: remove it, untimed.
+		// Each run writes a 200 MB fork beside the original: remove it,
+		// untimed. No fork means the run failed (the harness takes exit 1
+		// for a hook's "could not"), which must not pass for a fast run.
 		After: func(dir string) error {
 			project, _ := prunePaths(dir)
-			forks, _ := filepath.Glob(filepath.Join(project, "*"))
+			forks, _ := filepath.Glob(filepath.Join(project, "*.jsonl"))
+			n := 0
 			for _, f := range forks {
-				if !strings.HasPrefix(filepath.Base(f), pruneSessionID) {
-					if err := os.RemoveAll(f); err != nil {
+				if filepath.Base(f) != pruneSessionID+".jsonl" {
+					n++
+					if err := os.Remove(f); err != nil {
 						return err
 					}
 				}
+			}
+			if n != 1 {
+				return fmt.Errorf("the run wrote %d forks, want 1", n)
 			}
 			return nil
 		},
