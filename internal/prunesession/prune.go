@@ -49,11 +49,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c.Flags.StringVar(&o.spillDir, "spill-dir", "", "with --trim: the spill folder (default <session cwd>/.flower/spill)")
 	newID := c.Flags.String("session-id", "", "the fork's session id (default: a random UUID)")
 	dry := c.Flags.Bool("dry-run", false, "report what would change; write nothing")
-	if code, done := c.Parse(args); done {
-		return code
+	// Flags may come after SESSION too (prune-session ID --dry-run): parse
+	// again after each argument that is not a flag.
+	var sessions []string
+	for rest := args; ; {
+		if code, done := c.Parse(rest); done {
+			return code
+		}
+		if c.Flags.NArg() == 0 {
+			break
+		}
+		sessions = append(sessions, c.Flags.Arg(0))
+		rest = c.Flags.Args()[1:]
 	}
-	if c.Flags.NArg() != 1 {
-		return c.Fail(fmt.Errorf("want one SESSION (a transcript path or a session id), got %d arguments", c.Flags.NArg()))
+	if len(sessions) != 1 {
+		return c.Fail(fmt.Errorf("want one SESSION (a transcript path or a session id), got %d", len(sessions)))
 	}
 	for flag, v := range map[string]int{"keep-recent": o.keepRecent, "keep-denials": o.keepDenials, "trim-min": o.trimMin, "trim-keep": o.trimKeep} {
 		if v < 0 {
@@ -69,7 +79,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	} else if !uuidShape.MatchString(*newID) {
 		return c.Fail(fmt.Errorf("--session-id %q is not a lowercase UUID", *newID))
 	}
-	rep, err := prune(c.Flags.Arg(0), *newID, o, *dry)
+	rep, err := prune(sessions[0], *newID, o, *dry)
 	if err != nil {
 		return c.Fail(err)
 	}
