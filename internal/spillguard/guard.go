@@ -65,11 +65,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
 
-	raw, err := readAll(stdin)
-	if err != nil {
-		return c.Fail(fmt.Errorf("reading stdin: %v", err))
-	}
-	p, err := hook.ParsePayload(raw)
+	p, err := hook.ReadPayload(stdin)
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -296,34 +292,4 @@ func hint(tool, toolUseID string, keys []string) string {
 		fieldName = strings.Join(keys, ".")
 	}
 	return strings.Join([]string{tool, toolUseID, fieldName}, "-")
-}
-
-// readAll reads r whole. From a regular file (a benchmark's or a test's
-// stdin) it reads into a buffer of the file's size at once, so a 50 MB
-// payload costs 50 MB and not the doublings of a growing buffer.
-func readAll(r io.Reader) ([]byte, error) {
-	size := 0
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = int(fi.Size())
-		}
-	}
-	if size == 0 {
-		return io.ReadAll(r)
-	}
-	// One spare byte lets the read that meets EOF happen without growing.
-	b := make([]byte, 0, size+1)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the file grew: let append pick the size
-		}
-	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -15,6 +17,10 @@ import (
 // and untouched parts stay byte-identical.
 type Payload struct {
 	Raw []byte
+	// top holds the top-level members (the first of duplicate keys, as
+	// gjson reads them), found in one pass: a payload can carry a tool
+	// result of many megabytes, and every lookup by path would scan past it.
+	top map[string]gjson.Result
 }
 
 // stringFields are the common payload fields that must be strings when present.
@@ -28,7 +34,7 @@ var stringFields = []string{
 // object, valid UTF-8, with a string hook_event_name and correctly typed
 // common fields. The error says in one line what is wrong.
 func ReadPayload(r io.Reader) (*Payload, error) {
-	raw, err := io.ReadAll(r)
+	raw, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("reading stdin: %v", err)
 	}
@@ -41,16 +47,25 @@ func ParsePayload(raw []byte) (*Payload, error) {
 	if len(trimmed) == 0 {
 		return nil, errors.New("empty stdin: expected a hook payload (a JSON object)")
 	}
-	if !utf8.Valid(raw) {
+	validUTF8, validJSON := validate(raw)
+	if !validUTF8 {
 		return nil, errors.New("stdin is not valid UTF-8")
 	}
-	if !gjson.ValidBytes(raw) {
+	if !validJSON {
 		return nil, fmt.Errorf("stdin is not valid JSON (%d bytes)", len(raw))
 	}
 	if trimmed[0] != '{' {
 		return nil, errors.New("stdin is not a JSON object")
 	}
-	p := &Payload{Raw: raw}
+	p := &Payload{Raw: raw, top: make(map[string]gjson.Result, 16)}
+	// A zero-copy view: raw is never modified after this point, and the
+	// results point into it instead of copying a large tool result.
+	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(k, v gjson.Result) bool {
+		if _, dup := p.top[k.Str]; !dup {
+			p.top[k.Str] = v
+		}
+		return true
+	})
 	for _, f := range stringFields {
 		if v := p.Get(f); v.Exists() && v.Type != gjson.String && v.Type != gjson.Null {
 			return nil, fmt.Errorf("payload field %q is %s, want a string", f, typeName(v))
@@ -65,8 +80,81 @@ func ParsePayload(raw []byte) (*Payload, error) {
 	return p, nil
 }
 
-// Get returns the value at a gjson path.
-func (p *Payload) Get(path string) gjson.Result { return gjson.GetBytes(p.Raw, path) }
+// parallelValidation is the payload size from which the UTF-8 and the JSON
+// checks run on two cores at once. Both are linear scans; on a 50 MB tool
+// result each takes tens of milliseconds, while below this size a goroutine
+// costs more than it saves.
+const parallelValidation = 1 << 20
+
+// validate reports whether raw is valid UTF-8 and valid JSON.
+func validate(raw []byte) (validUTF8, validJSON bool) {
+	if len(raw) < parallelValidation {
+		return utf8.Valid(raw), gjson.ValidBytes(raw)
+	}
+	done := make(chan bool)
+	go func() { done <- utf8.Valid(raw) }()
+	validJSON = gjson.ValidBytes(raw)
+	return <-done, validJSON
+}
+
+// Get returns the value at a gjson path. A path whose first component is a
+// plain key is answered from the top-level members without rescanning Raw.
+func (p *Payload) Get(path string) gjson.Result {
+	key, rest, plain := firstKey(path)
+	if !plain || p.top == nil {
+		return gjson.GetBytes(p.Raw, path)
+	}
+	v := p.top[key]
+	if rest == "" || !v.Exists() {
+		return v
+	}
+	return v.Get(rest)
+}
+
+// firstKey splits a gjson path at its first dot when the first component is
+// a plain key, one with no character that gjson's path syntax gives a meaning.
+func firstKey(path string) (key, rest string, plain bool) {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '.':
+			return path[:i], path[i+1:], i > 0
+		case '\\', '*', '?', '#', '|', '@', '!', '=', '<', '>', '%', '[', ']', '{', '}', '(', ')', '"', ':', ',':
+			return "", "", false
+		}
+	}
+	return path, "", path != ""
+}
+
+// readAll reads r whole. From a regular file it reads into a buffer of the
+// file's size at once, so a large payload costs its size and not the
+// doublings of a growing buffer; from a pipe (how Claude Code sends it) it
+// grows as io.ReadAll does.
+func readAll(r io.Reader) ([]byte, error) {
+	size := 0
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = int(fi.Size())
+		}
+	}
+	if size == 0 {
+		return io.ReadAll(r)
+	}
+	// One spare byte lets the read that meets EOF happen without growing.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew: let append pick the size
+		}
+	}
+}
 
 // Event is hook_event_name.
 func (p *Payload) Event() string { return p.Get("hook_event_name").String() }
