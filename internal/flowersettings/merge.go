@@ -12,6 +12,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
 // Change is one hook entry added to or removed from a settings file.
@@ -89,11 +91,11 @@ func Validate(doc []byte) error {
 	}
 	hooks := gjson.GetBytes(doc, "hooks")
 	if hooks.Exists() && !hooks.IsObject() {
-		return fmt.Errorf(`"hooks" is %s, want an object; nothing was changed`, typeName(hooks))
+		return fmt.Errorf(`"hooks" is %s, want an object; nothing was changed`, jsonkind.Of(hooks))
 	}
 	for _, event := range events() {
 		if v := hooks.Get(event); v.Exists() && !v.IsArray() {
-			return fmt.Errorf(`"hooks.%s" is %s, want an array; nothing was changed`, event, typeName(v))
+			return fmt.Errorf(`"hooks.%s" is %s, want an array; nothing was changed`, event, jsonkind.Of(v))
 		}
 	}
 	return nil
@@ -299,20 +301,4 @@ func events() []string {
 		}
 	}
 	return out
-}
-
-func typeName(v gjson.Result) string {
-	switch {
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "a boolean"
-	case v.Type == gjson.String:
-		return "a string"
-	}
-	return "null"
 }

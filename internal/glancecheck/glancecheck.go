@@ -36,6 +36,8 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
+
+	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
 const name = "glance-check"
@@ -212,23 +214,9 @@ func jsonString(raw []byte) (string, string) {
 	}
 	v := gjson.ParseBytes(raw)
 	if v.Type != gjson.String {
-		return "", "a JSON " + jsonType(v) + ", want a JSON string"
+		return "", jsonkind.Of(v) + ", want a JSON string"
 	}
 	return v.Str, ""
-}
-
-func jsonType(v gjson.Result) string {
-	switch {
-	case v.IsObject():
-		return "object"
-	case v.IsArray():
-		return "array"
-	case v.Type == gjson.Number:
-		return "number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "boolean"
-	}
-	return "null"
 }
 
 // runHook answers a PreToolUse payload: allow a Bash glance, else nothing.

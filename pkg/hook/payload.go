@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
 // Payload is a validated hook payload. Raw holds the bytes as read; the
@@ -68,14 +70,14 @@ func ParsePayload(raw []byte) (*Payload, error) {
 	})
 	for _, f := range stringFields {
 		if v := p.Get(f); v.Exists() && v.Type != gjson.String && v.Type != gjson.Null {
-			return nil, fmt.Errorf("payload field %q is %s, want a string", f, typeName(v))
+			return nil, fmt.Errorf("payload field %q is %s, want a string", f, jsonkind.Of(v))
 		}
 	}
 	if p.Get("hook_event_name").Type != gjson.String {
 		return nil, errors.New(`payload has no "hook_event_name"`)
 	}
 	if v := p.Get("tool_input"); v.Exists() && !v.IsObject() {
-		return nil, fmt.Errorf(`payload field "tool_input" is %s, want an object`, typeName(v))
+		return nil, fmt.Errorf(`payload field "tool_input" is %s, want an object`, jsonkind.Of(v))
 	}
 	return p, nil
 }
@@ -181,25 +183,7 @@ func (p *Payload) ToolInputString(name string) (string, bool, error) {
 	case !v.Exists() || v.Type == gjson.Null:
 		return "", false, nil
 	case v.Type != gjson.String:
-		return "", false, fmt.Errorf("payload field %q is %s, want a string", "tool_input."+name, typeName(v))
+		return "", false, fmt.Errorf("payload field %q is %s, want a string", "tool_input."+name, jsonkind.Of(v))
 	}
 	return v.String(), true, nil
-}
-
-func typeName(v gjson.Result) string {
-	switch {
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "a boolean"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Null:
-		return "null"
-	}
-	return "unknown"
 }

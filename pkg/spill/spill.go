@@ -205,30 +205,6 @@ func sanitize(hint string) string {
 // both and resolving their symlinks as far as they exist. A read of such a
 // file must never be spilled again: the pointer's "use Read" would loop.
 func Holds(dir, path string) bool {
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return false
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(resolve(absDir), resolve(abs))
-	if err != nil {
-		return false
-	}
-	return rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// resolve returns path with symlinks resolved as far as it exists: a path
-// that does not exist resolves through its nearest existing ancestor.
-func resolve(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	parent := filepath.Dir(path)
-	if parent == path {
-		return path
-	}
-	return filepath.Join(resolve(parent), filepath.Base(path))
+	_, ok := workbench.Within(dir, path)
+	return ok
 }

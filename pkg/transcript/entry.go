@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
 // Entry is what flower reads from one transcript line. Raw is the line
@@ -144,7 +146,7 @@ func Parse(raw []byte) (*Entry, error) {
 	// transcript: a copy of every line is 200 MB of garbage for a 200 MB file.
 	root := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
 	if !root.IsObject() {
-		return nil, fmt.Errorf("%s, want a JSON object", typeName(root))
+		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(root))
 	}
 	e := &Entry{Raw: raw, SessionIDIndex: -1}
 	var err error
@@ -165,7 +167,7 @@ func Parse(raw []byte) (*Entry, error) {
 		case "type":
 			hasType = true
 			if v.Type != gjson.String {
-				err = fmt.Errorf(`field "type" is %s, want a string`, typeName(v))
+				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v))
 			}
 			str(&e.Type, k.Str, v)
 		case "uuid":
@@ -221,7 +223,7 @@ func Parse(raw []byte) (*Entry, error) {
 
 func parseMessage(v gjson.Result) (*Message, error) {
 	if !v.IsObject() {
-		return nil, fmt.Errorf(`field "message" is %s, want an object`, typeName(v))
+		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v))
 	}
 	m := &Message{}
 	var err error
@@ -257,7 +259,7 @@ func parseContent(m *Message, v gjson.Result) error {
 		m.Blocks = []Block{{Index: -1, Type: "text", Chars: utf8.RuneCountInString(v.Str)}}
 		return nil
 	case !v.IsArray():
-		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, typeName(v))
+		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v))
 	}
 	var err error
 	i := 0
@@ -276,7 +278,7 @@ func parseBlock(i int, v gjson.Result) (Block, error) {
 	// of every line, and formatting it each time cost more than the parse.
 	at := func(field string) string { return fmt.Sprintf("message.content.%d%s", i, field) }
 	if !v.IsObject() {
-		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), typeName(v))
+		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), jsonkind.Of(v))
 	}
 	b := Block{Index: i}
 	var text, id, name, toolUseID, isError gjson.Result
@@ -304,7 +306,7 @@ func parseBlock(i int, v gjson.Result) (Block, error) {
 		return true
 	})
 	if !hasType {
-		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), typeName(v.Get("type")))
+		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(v.Get("type")))
 	}
 	b.Type = strings.Clone(b.Type)
 	var err error
@@ -315,23 +317,23 @@ func parseBlock(i int, v gjson.Result) (Block, error) {
 		}
 	case "tool_use":
 		if b.ID, err = wantString("", id); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), typeName(id))
+			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id))
 		}
 		if b.Name, err = wantString("", name); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), typeName(name))
+			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name))
 		}
 		b.ID, b.Name = strings.Clone(b.ID), strings.Clone(b.Name)
 		if b.Input.Exists() && !b.Input.IsObject() {
-			return b, fmt.Errorf("field %q is %s, want an object", at(".input"), typeName(b.Input))
+			return b, fmt.Errorf("field %q is %s, want an object", at(".input"), jsonkind.Of(b.Input))
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
 		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), typeName(toolUseID))
+			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID))
 		}
 		b.ToolUseID = strings.Clone(b.ToolUseID)
 		if b.IsError, err = wantBool("", isError); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), typeName(isError))
+			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError))
 		}
 		if b.Chars, err = contentChars(b.Content); err != nil {
 			return b, fmt.Errorf("field %q %v", at(".content"), err)
@@ -349,19 +351,19 @@ func contentChars(v gjson.Result) (int, error) {
 	case v.Type == gjson.String:
 		return utf8.RuneCountInString(v.Str), nil
 	case !v.IsArray():
-		return 0, fmt.Errorf("is %s, want a string or an array", typeName(v))
+		return 0, fmt.Errorf("is %s, want a string or an array", jsonkind.Of(v))
 	}
 	n := 0
 	var err error
 	v.ForEach(func(_, b gjson.Result) bool {
 		if !b.IsObject() {
-			err = fmt.Errorf("holds %s, want objects", typeName(b))
+			err = fmt.Errorf("holds %s, want objects", jsonkind.Of(b))
 			return false
 		}
 		if b.Get("type").Str == "text" {
 			t := b.Get("text")
 			if t.Type != gjson.String {
-				err = fmt.Errorf("holds a text block whose text is %s, want a string", typeName(t))
+				err = fmt.Errorf("holds a text block whose text is %s, want a string", jsonkind.Of(t))
 				return false
 			}
 			n += utf8.RuneCountInString(t.Str)
@@ -373,7 +375,7 @@ func contentChars(v gjson.Result) (int, error) {
 
 func parseUsage(v gjson.Result) (Usage, error) {
 	if !v.IsObject() {
-		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, typeName(v))
+		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v))
 	}
 	var u Usage
 	var err error
@@ -388,7 +390,7 @@ func parseUsage(v gjson.Result) (Usage, error) {
 		case gjson.Null:
 		default:
 			if f.Exists() {
-				err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, typeName(f))
+				err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, jsonkind.Of(f))
 			}
 		}
 	}
@@ -406,7 +408,7 @@ func wantString(key string, v gjson.Result) (string, error) {
 	case gjson.Null:
 		return "", nil
 	}
-	return "", fmt.Errorf("field %q is %s, want a string", key, typeName(v))
+	return "", fmt.Errorf("field %q is %s, want a string", key, jsonkind.Of(v))
 }
 
 func wantBool(key string, v gjson.Result) (bool, error) {
@@ -416,25 +418,5 @@ func wantBool(key string, v gjson.Result) (bool, error) {
 	case gjson.False, gjson.Null:
 		return false, nil
 	}
-	return false, fmt.Errorf("field %q is %s, want a boolean", key, typeName(v))
-}
-
-func typeName(v gjson.Result) string {
-	switch {
-	case !v.Exists():
-		return "missing"
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "a boolean"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Null:
-		return "null"
-	}
-	return "unknown"
+	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
 }

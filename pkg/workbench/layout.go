@@ -69,20 +69,33 @@ func Create(root string) error {
 // index. INDEX.md, spill/ and .state/ are not indexed, so writing them never
 // triggers a regeneration.
 func Indexed(root, path string) bool {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	rootAbs, err := filepath.Abs(root)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(resolve(rootAbs), resolve(abs))
-	if err != nil {
+	rel, ok := Within(root, path)
+	if !ok {
 		return false
 	}
 	first, rest, ok := strings.Cut(filepath.ToSlash(rel), "/")
 	return ok && rest != "" && (first == ScriptsDir || first == ArtifactsDir)
+}
+
+// Within reports whether path (absolute, or relative to the current
+// directory) lies strictly inside dir, after cleaning both and resolving
+// their symlinks as far as they exist, and returns it relative to dir. A
+// symlink can make a path outside look inside and the reverse, so the hooks
+// that ask "is this file in the workbench?" all ask here.
+func Within(dir, path string) (string, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	dirAbs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(resolve(dirAbs), resolve(abs))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }
 
 // resolve returns path with symlinks resolved as far as it exists: a path
