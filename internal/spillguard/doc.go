@@ -11,9 +11,12 @@
 //
 // Bash output over 30,000 characters reaches the hook cut, with
 // persistedOutputPath naming Claude Code's copy of the whole output: the
-// spill file is then made from that copy, so it holds the whole output. If
-// the copy cannot be read, the cut stdout is spilled and the pointer says
-// so and names Claude Code's copy.
+// spill file is then made from that copy, so it holds the whole output, and
+// persistedOutputPath and persistedOutputSize are dropped from the
+// replacement: with them Claude Code shows the model its own "Output too
+// large … Full output saved to" header around our pointer, a second path to
+// the same output (see dropPersisted). If the copy cannot be read, the cut
+// stdout is spilled, the pointer says so, and both fields stay.
 //
 // Passed untouched: other events; subagent calls with --main-only; a Read
 // whose file_path lies in the spill folder and a Bash glance (package
@@ -25,7 +28,8 @@
 // Stdout: {"hookSpecificOutput":{"hookEventName":"PostToolUse",
 // "updatedToolOutput":<tool_response with only the spilled fields
 // replaced>}}, every other byte of tool_response kept as it came (Claude
-// Code drops a replacement that does not match the tool's output schema).
+// Code drops a replacement that does not match the tool's output schema),
+// but for the two persisted-output fields above.
 // Nothing is printed when no field is over the threshold.
 //
 // Flags: --threshold N (4000) characters a field may have before it is

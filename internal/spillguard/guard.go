@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
@@ -158,7 +160,45 @@ func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
 		}
 		reps[i] = string(text)
 	}
-	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", splice(resp.Raw, todo, reps)), nil
+	updated := splice(resp.Raw, todo, reps)
+	if slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" }) {
+		if updated, err = dropPersisted(updated); err != nil {
+			return fail(err)
+		}
+	}
+	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated), nil
+}
+
+// persistedFields name Claude Code's own copy of a Bash output over 30,000
+// characters.
+var persistedFields = []string{"persistedOutputPath", "persistedOutputSize"}
+
+// dropPersisted removes persistedFields from a Bash result whose stdout was
+// spilled from Claude Code's copy: the one deliberate exception to keeping
+// every field of tool_response as it came.
+//
+// While persistedOutputPath is set, Claude Code 2.1.328 renders stdout as
+// "<persisted-output>\nOutput too large (106.3KB). Full output saved to:
+// <its copy>\n\nPreview (first 2KB):\n<stdout>\n</persisted-output>", so
+// the model is shown two paths to the same output. Without the two fields
+// it shows stdout alone, and it accepts the replacement: both fields are
+// optional in the Bash output schema. Measured in the real client (seq 1
+// 20000, tests/e2e TestLayer3SubagentSeqSpilled): 959 characters shown with
+// the fields, 665 without, the pointer and head in both. The spill file
+// holds everything the copy holds, so the model loses nothing. When the
+// copy could not be read the spill holds only the cut stdout: the fields
+// then stay, and Claude Code's header still names the copy.
+func dropPersisted(resp []byte) ([]byte, error) {
+	for _, key := range persistedFields {
+		// A repeated key: JSON.parse keeps the last, so remove them all.
+		for gjson.GetBytes(resp, key).Exists() {
+			var err error
+			if resp, err = sjson.DeleteBytes(resp, key); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return resp, nil
 }
 
 // splice returns resp with the token of each field in todo replaced by the
