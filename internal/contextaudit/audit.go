@@ -1,7 +1,6 @@
 package contextaudit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +29,7 @@ var briefTools = map[string]bool{"Agent": true, "Task": true}
 // pointerMark is the start of a spill pointer, to skip the tool results
 // that cannot hold one without unescaping them. It has no character JSON
 // escapes, so it reads the same in the raw line.
-var pointerMark = []byte("[Spilled to a file")
+const pointerMark = "[Spilled to a file"
 
 // session accumulates one session's figures over its transcripts.
 type session struct {
@@ -242,8 +241,8 @@ func (th *thread) user(e *transcript.Entry) {
 				th.s.commit(eff)
 			}
 		}
-		if bytes.Contains([]byte(b.Content.Raw), pointerMark) {
-			th.s.spills(contentText(b.Content))
+		if strings.Contains(b.ContentRaw(), pointerMark) {
+			th.s.spills(contentText(b.Content()))
 		}
 	}
 }

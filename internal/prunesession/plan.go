@@ -354,14 +354,18 @@ func (p *plan) resolve(uuid string) string {
 }
 
 func textOnly(b transcript.Block) bool {
-	if b.Content.Type == gjson.String {
+	// The raw content is enough to tell a string, and reading the content
+	// would unescape it.
+	raw := b.ContentRaw()
+	if strings.HasPrefix(raw, `"`) {
 		return true
 	}
-	if !b.Content.IsArray() {
+	c := b.Content()
+	if !c.IsArray() {
 		return false
 	}
 	ok := true
-	b.Content.ForEach(func(_, v gjson.Result) bool {
+	c.ForEach(func(_, v gjson.Result) bool {
 		ok = v.Get("type").Str == "text"
 		return ok
 	})

@@ -2,7 +2,8 @@
 // under $CLAUDE_CONFIG_DIR/projects/<project>/, one JSON object per line.
 //
 // It streams: Reader hands out one line at a time and Parse reads the fields
-// flower needs from a line with gjson, without decoding it into structs, so a
+// flower needs from a line (checked with gjson.Valid, then walked once, see
+// members.go), without decoding it into structs, so a
 // transcript of any size is read in memory bounded by its longest line. Scan
 // does both, parsing on every CPU and handing the entries over in order, each
 // with the error its line gave (a reader that counts bad lines goes on; one

@@ -14,7 +14,7 @@ import (
 
 // Entry is what flower reads from one transcript line. Raw is the line
 // itself, not copied. The string fields are copies and can be kept; the gjson
-// results (Block.Input, Block.Content, ToolUseResult) point into Raw and are
+// results (Block.Input, Block.Content(), ToolUseResult) point into Raw and are
 // valid only while Raw's bytes are (with a Reader: until its next call).
 type Entry struct {
 	Raw  []byte
@@ -72,15 +72,25 @@ type Block struct {
 	Name  string       // tool_use: the tool
 	Input gjson.Result // tool_use: the input object
 
-	ToolUseID string       // tool_result: the call answered
-	IsError   bool         // tool_result: is_error
-	Content   gjson.Result // tool_result: a string or an array of blocks
+	ToolUseID string // tool_result: the call answered
+	IsError   bool   // tool_result: is_error
+	content   value  // tool_result: a string or an array of blocks
 
 	// Chars is the block's body in characters (runes): the text of a text
 	// block, the input JSON of a tool_use, the text of a tool_result's
 	// content. Other blocks (thinking, images) count 0.
 	Chars int
 }
+
+// Content is a tool_result's content as gjson reads it: a string or an array
+// of blocks. It is read on demand, a string unescaped at each call: Parse
+// leaves it alone because unescaping every body cost a third of the parse,
+// and few readers need the text.
+func (b Block) Content() gjson.Result { return b.content.result() }
+
+// ContentRaw is a tool_result's content as it stands in the line, JSON
+// escapes and all ("" when there is none).
+func (b Block) ContentRaw() string { return b.content.raw }
 
 // Usage is message.usage of an assistant entry.
 type Usage struct {
@@ -143,70 +153,77 @@ func Parse(raw []byte) (*Entry, error) {
 		return nil, errors.New("not valid JSON")
 	}
 	// Parsing a view of raw instead of a copy halves the cost of reading a
-	// transcript: a copy of every line is 200 MB of garbage for a 200 MB file.
-	root := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
-	if !root.IsObject() {
-		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(root))
+	// transcript: a copy of every line is 200 MB of garbage for a 200 MB
+	// file. The view is safe because nothing writes to raw while the Entry
+	// is in use: Raw and the gjson results are documented as valid only as
+	// long as raw's bytes are, and the copied string fields are cloned.
+	line := value{raw: unsafe.String(unsafe.SliceData(raw), len(raw))}
+	line.raw = line.raw[skipSpace(line.raw, 0):]
+	line.index = len(raw) - len(line.raw)
+	line.raw = strings.TrimRight(line.raw, " \t\r\n")
+	if !line.isObject() {
+		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(line.result()))
 	}
 	e := &Entry{Raw: raw, SessionIDIndex: -1}
 	var err error
-	str := func(dst *string, key string, v gjson.Result) {
+	str := func(dst *string, key string, v value) {
 		if err == nil {
-			*dst, err = wantString(key, v)
+			*dst, err = wantString(key, v.result())
 			*dst = strings.Clone(*dst)
 		}
 	}
-	boolean := func(dst *bool, key string, v gjson.Result) {
+	boolean := func(dst *bool, key string, v value) {
 		if err == nil {
-			*dst, err = wantBool(key, v)
+			*dst, err = wantBool(key, v.result())
 		}
 	}
 	var hasType bool
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	eachMember(line, func(k string, v value) bool {
+		switch k {
 		case "type":
 			hasType = true
-			if v.Type != gjson.String {
-				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v))
+			if !v.isString() {
+				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v.result()))
 			}
-			str(&e.Type, k.Str, v)
+			str(&e.Type, k, v)
 		case "uuid":
-			str(&e.UUID, k.Str, v)
+			str(&e.UUID, k, v)
 		case "parentUuid":
-			str(&e.ParentUUID, k.Str, v)
+			str(&e.ParentUUID, k, v)
 		case "logicalParentUuid":
-			str(&e.LogicalParentUUID, k.Str, v)
+			str(&e.LogicalParentUUID, k, v)
 		case "leafUuid":
-			str(&e.LeafUUID, k.Str, v)
+			str(&e.LeafUUID, k, v)
 		case "sessionId":
-			str(&e.SessionID, k.Str, v)
-			e.SessionIDIndex = v.Index
+			str(&e.SessionID, k, v)
+			e.SessionIDIndex = v.index
 		case "agentId":
-			str(&e.AgentID, k.Str, v)
+			str(&e.AgentID, k, v)
 		case "cwd":
-			str(&e.Cwd, k.Str, v)
+			str(&e.Cwd, k, v)
 		case "timestamp":
-			str(&e.Timestamp, k.Str, v)
+			str(&e.Timestamp, k, v)
 		case "toolDenialKind":
-			str(&e.ToolDenialKind, k.Str, v)
+			str(&e.ToolDenialKind, k, v)
 		case "toolUseID":
-			str(&e.ToolUseID, k.Str, v)
+			str(&e.ToolUseID, k, v)
 		case "parentToolUseID":
-			str(&e.ParentToolUseID, k.Str, v)
+			str(&e.ParentToolUseID, k, v)
 		case "isSidechain":
-			boolean(&e.IsSidechain, k.Str, v)
+			boolean(&e.IsSidechain, k, v)
 		case "isApiErrorMessage":
-			boolean(&e.IsAPIError, k.Str, v)
+			boolean(&e.IsAPIError, k, v)
 		case "isMeta":
-			boolean(&e.IsMeta, k.Str, v)
+			boolean(&e.IsMeta, k, v)
 		case "permissionDecision":
-			if v.IsObject() {
-				str(&e.DenialSource, "permissionDecision.source", v.Get("source"))
+			if v.isObject() && err == nil {
+				e.DenialSource, err = wantString("permissionDecision.source", gjson.Get(v.raw, "source"))
+				e.DenialSource = strings.Clone(e.DenialSource)
 			}
 		case "toolUseResult":
-			e.ToolUseResult = v
+			e.ToolUseResult = v.result()
 		case "message":
-			if err == nil && v.Type != gjson.Null {
+			if err == nil && !v.isNull() {
 				e.Message, err = parseMessage(v)
 			}
 		}
@@ -221,26 +238,26 @@ func Parse(raw []byte) (*Entry, error) {
 	return e, nil
 }
 
-func parseMessage(v gjson.Result) (*Message, error) {
-	if !v.IsObject() {
-		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v))
+func parseMessage(v value) (*Message, error) {
+	if !v.isObject() {
+		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v.result()))
 	}
 	m := &Message{}
 	var err error
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
+	eachMember(v, func(k string, f value) bool {
+		switch k {
 		case "id":
-			m.ID, err = wantString("message.id", f)
+			m.ID, err = wantString("message.id", f.result())
 			m.ID = strings.Clone(m.ID)
 		case "role":
-			m.Role, err = wantString("message.role", f)
+			m.Role, err = wantString("message.role", f.result())
 			m.Role = strings.Clone(m.Role)
 		case "model":
-			m.Model, err = wantString("message.model", f)
+			m.Model, err = wantString("message.model", f.result())
 			m.Model = strings.Clone(m.Model)
 		case "usage":
-			if f.Type != gjson.Null {
-				m.Usage, err = parseUsage(f)
+			if !f.isNull() {
+				m.Usage, err = parseUsage(f.result())
 			}
 		case "content":
 			err = parseContent(m, f)
@@ -250,20 +267,20 @@ func parseMessage(v gjson.Result) (*Message, error) {
 	return m, err
 }
 
-func parseContent(m *Message, v gjson.Result) error {
+func parseContent(m *Message, v value) error {
 	switch {
-	case v.Type == gjson.Null:
+	case v.isNull():
 		return nil
-	case v.Type == gjson.String:
+	case v.isString():
 		m.StringContent = true
-		m.Blocks = []Block{{Index: -1, Type: "text", Chars: utf8.RuneCountInString(v.Str)}}
+		m.Blocks = []Block{{Index: -1, Type: "text", Chars: stringChars(v.raw)}}
 		return nil
-	case !v.IsArray():
-		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v))
+	case !v.isArray():
+		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v.result()))
 	}
 	var err error
 	i := 0
-	v.ForEach(func(_, b gjson.Result) bool {
+	eachElement(v, func(b value) bool {
 		var blk Block
 		blk, err = parseBlock(i, b)
 		m.Blocks = append(m.Blocks, blk)
@@ -273,21 +290,19 @@ func parseContent(m *Message, v gjson.Result) error {
 	return err
 }
 
-func parseBlock(i int, v gjson.Result) (Block, error) {
+func parseBlock(i int, v value) (Block, error) {
 	// The field path is built only for an error: this runs for every block
 	// of every line, and formatting it each time cost more than the parse.
 	at := func(field string) string { return fmt.Sprintf("message.content.%d%s", i, field) }
-	if !v.IsObject() {
-		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), jsonkind.Of(v))
+	if !v.isObject() {
+		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), jsonkind.Of(v.result()))
 	}
 	b := Block{Index: i}
-	var text, id, name, toolUseID, isError gjson.Result
-	var hasType bool
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
+	var typ, text, id, name, input, toolUseID, isError, content value
+	eachMember(v, func(k string, f value) bool {
+		switch k {
 		case "type":
-			hasType = f.Type == gjson.String
-			b.Type = f.Str
+			typ = f
 		case "text":
 			text = f
 		case "id":
@@ -295,32 +310,35 @@ func parseBlock(i int, v gjson.Result) (Block, error) {
 		case "name":
 			name = f
 		case "input":
-			b.Input = f
+			input = f
 		case "tool_use_id":
 			toolUseID = f
 		case "is_error":
 			isError = f
 		case "content":
-			b.Content = f
+			content = f
 		}
 		return true
 	})
-	if !hasType {
-		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(v.Get("type")))
+	if !typ.isString() {
+		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(gjson.Get(v.raw, "type")))
 	}
-	b.Type = strings.Clone(b.Type)
+	b.Type = strings.Clone(typ.result().Str)
+	b.Input, b.content = input.result(), content
 	var err error
 	switch b.Type {
 	case "text":
-		if _, err = wantString(at(".text"), text); err == nil {
-			b.Chars = utf8.RuneCountInString(text.Str)
+		if text.isString() {
+			b.Chars = stringChars(text.raw)
+		} else {
+			_, err = wantString(at(".text"), text.result())
 		}
 	case "tool_use":
-		if b.ID, err = wantString("", id); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id))
+		if b.ID, err = wantString("", id.result()); err != nil {
+			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id.result()))
 		}
-		if b.Name, err = wantString("", name); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name))
+		if b.Name, err = wantString("", name.result()); err != nil {
+			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name.result()))
 		}
 		b.ID, b.Name = strings.Clone(b.ID), strings.Clone(b.Name)
 		if b.Input.Exists() && !b.Input.IsObject() {
@@ -328,14 +346,16 @@ func parseBlock(i int, v gjson.Result) (Block, error) {
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
-		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID))
+		if b.ToolUseID, err = wantString("", toolUseID.result()); err != nil {
+			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID.result()))
 		}
 		b.ToolUseID = strings.Clone(b.ToolUseID)
-		if b.IsError, err = wantBool("", isError); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError))
+		if b.IsError, err = wantBool("", isError.result()); err != nil {
+			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError.result()))
 		}
-		if b.Chars, err = contentChars(b.Content); err != nil {
+		if content.isString() {
+			b.Chars = stringChars(content.raw)
+		} else if b.Chars, err = contentChars(content.result()); err != nil {
 			return b, fmt.Errorf("field %q %v", at(".content"), err)
 		}
 	}
