@@ -1,6 +1,7 @@
 // Package atomicfile writes files so that a reader sees the old content or
 // the new, never a part: the data goes to a temporary file in the same
-// folder, is synced, and is renamed (or linked) into place. A failed write
+// folder, is synced (but by WriteNewUnsynced), and is renamed (or linked)
+// into place. A failed write
 // leaves the previous file as it was and no temporary file behind.
 package atomicfile
 
@@ -22,7 +23,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // WriteFunc replaces path with what fill writes, atomically. If fill fails,
 // path is untouched.
 func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	tmp, err := temp(path, perm, fill)
+	tmp, err := temp(path, perm, fill, true)
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,11 @@ func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) error 
 // an existing file: if path exists it returns an error satisfying
 // errors.Is(err, os.ErrExist) and leaves that file alone.
 func WriteNew(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	tmp, err := temp(path, perm, fill)
+	return writeNew(path, perm, fill, true)
+}
+
+func writeNew(path string, perm os.FileMode, fill func(io.Writer) error, sync bool) error {
+	tmp, err := temp(path, perm, fill, sync)
 	if err != nil {
 		return err
 	}
@@ -53,7 +58,7 @@ func WriteNew(path string, perm os.FileMode, fill func(io.Writer) error) error {
 	return nil
 }
 
-func temp(path string, perm os.FileMode, fill func(io.Writer) error) (string, error) {
+func temp(path string, perm os.FileMode, fill func(io.Writer) error, sync bool) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return "", err
@@ -70,8 +75,10 @@ func temp(path string, perm os.FileMode, fill func(io.Writer) error) (string, er
 	if err := fill(f); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(name)

@@ -72,3 +72,25 @@ func TestUnwritableFolder(t *testing.T) {
 		t.Fatal("write into a missing folder succeeded")
 	}
 }
+
+func TestWriteNewUnsynced(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	fill := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := WriteNewUnsynced(p, 0o600, fill("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNewUnsynced(p, 0o600, fill("second")); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("err = %v, want ErrExist", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "first" {
+		t.Errorf("content %q, want %q", b, "first")
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+		t.Errorf("%d files in the folder, want 1 (no temp file)", len(ents))
+	}
+}
