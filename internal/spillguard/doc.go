@@ -32,6 +32,9 @@
 // but for the two persisted-output fields above.
 // Nothing is printed when no field is over the threshold.
 //
+// A spill file is whole before the pointer to it is printed (a temporary
+// file linked into place) but not fsynced: see spill.WriteUnsynced.
+//
 // Flags: --threshold N (4000) characters a field may have before it is
 // spilled; --head N (400) characters kept after the pointer; --main-only to
 // spill main-thread results only; --workbench DIR.

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -105,11 +104,10 @@ func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
 	if editTools[tool] {
 		return nil, nil
 	}
-	// One view of the payload as a string for gjson: the bytes are never
-	// modified, and gjson.GetBytes would copy every result it returns,
-	// 50 MB for a 50 MB stdout.
-	view := unsafe.String(unsafe.SliceData(p.Raw), len(p.Raw))
-	resp := gjson.Get(view, "tool_response")
+	// From the members ReadPayload found: a view into the payload, neither
+	// copied (gjson.GetBytes would copy 50 MB for a 50 MB stdout) nor
+	// found by a second scan past it.
+	resp := p.Get("tool_response")
 	if !resp.Exists() {
 		return nil, nil
 	}
@@ -148,7 +146,7 @@ func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
 	}
 	reps := make([]string, len(todo))
 	for i, s := range todo {
-		f, err := spill.Write(dir, hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, s.fill)
+		f, err := spill.WriteUnsynced(dir, hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, s.fill)
 		if err != nil {
 			return fail(fmt.Errorf("cannot write the spill file: %v", err))
 		}

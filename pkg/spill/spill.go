@@ -5,8 +5,8 @@
 //
 // Layer three (spill-guard) spills long tool results as they happen; layer
 // four (prune-session --trim) spills long results of a stored transcript.
-// Both go through Write, so the file naming, the permissions and the pointer
-// wording live here once.
+// Both go through Write (spill-guard through WriteUnsynced), so the file
+// naming, the permissions and the pointer wording live here once.
 //
 // Characters are counted as Unicode code points: the bytes that do not
 // continue a UTF-8 sequence, which for valid UTF-8 is utf8.RuneCount. Lines
@@ -137,6 +137,25 @@ func (f File) Text() string {
 // the chosen name between the check and the link, fill runs again for the
 // next name, so it must be able to write the text more than once.
 func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
+	return write(dir, hint, head, fill, atomicfile.WriteNew)
+}
+
+// WriteUnsynced is Write without the fsync. The file is still whole or
+// absent for every reader when the process dies midway (killed at its
+// timeout, say); only a crash of the whole system before the kernel writes
+// it back may lose it. spill-guard uses it: its pointer lives only in
+// Claude Code's transcript, which Claude Code 2.1.328 appends to without
+// fsync (checked with strace: of its files it syncs only .claude.json), so
+// a system crash that loses the file is likely to lose the pointer too; and
+// Write's fsync never covered the folder entry either. The sync took 1 to
+// 2 ms of a 20 ms run for a 10 KB output, and a wait for the disk for a
+// large one.
+func WriteUnsynced(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
+	return write(dir, hint, head, fill, atomicfile.WriteNewUnsynced)
+}
+
+func write(dir, hint string, head int, fill func(io.Writer) error,
+	create func(string, fs.FileMode, func(io.Writer) error) error) (File, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return File{}, err
@@ -152,7 +171,7 @@ func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error)
 			continue
 		}
 		var c *counter
-		err := atomicfile.WriteNew(path, FilePerm, func(w io.Writer) error {
+		err := create(path, FilePerm, func(w io.Writer) error {
 			c = newCounter(w, head)
 			bw := bufio.NewWriterSize(c, writeBuffer)
 			if err := fill(bw); err != nil {

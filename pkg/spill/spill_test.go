@@ -123,54 +123,75 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	}
 }
 
+// writers are Write and WriteUnsynced, which differ only in the fsync.
+var writers = []struct {
+	name  string
+	write func(dir, hint string, head int, fill func(io.Writer) error) (File, error)
+}{{"Write", Write}, {"WriteUnsynced", WriteUnsynced}}
+
 func TestWriteParallel(t *testing.T) {
-	dir := Dir(t.TempDir())
-	if err := Prepare(dir); err != nil {
-		t.Fatal(err)
-	}
-	const n = 32
-	var wg sync.WaitGroup
-	paths := make([]string, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f, err := WriteString(dir, "same-hint", strings.Repeat(string(rune('a'+i%26)), 10000+i), 5)
-			if err != nil {
-				t.Error(err)
+	for _, w := range writers {
+		t.Run(w.name, func(t *testing.T) {
+			dir := Dir(t.TempDir())
+			if err := Prepare(dir); err != nil {
+				t.Fatal(err)
 			}
-			paths[i] = f.Path
-		}()
-	}
-	wg.Wait()
-	seen := map[string]bool{}
-	for i, p := range paths {
-		if seen[p] {
-			t.Fatalf("two writers got %s", p)
-		}
-		seen[p] = true
-		b, err := os.ReadFile(p)
-		if err != nil || string(b) != strings.Repeat(string(rune('a'+i%26)), 10000+i) {
-			t.Errorf("%s does not hold writer %d's text (%v)", p, i, err)
-		}
+			const n = 32
+			var wg sync.WaitGroup
+			paths := make([]string, n)
+			text := func(i int) string { return strings.Repeat(string(rune('a'+i%26)), 10000+i) }
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					f, err := w.write(dir, "same-hint", 5, func(out io.Writer) error {
+						_, err := io.WriteString(out, text(i))
+						return err
+					})
+					if err != nil {
+						t.Error(err)
+					}
+					paths[i] = f.Path
+				}()
+			}
+			wg.Wait()
+			seen := map[string]bool{}
+			for i, p := range paths {
+				if seen[p] {
+					t.Fatalf("two writers got %s", p)
+				}
+				seen[p] = true
+				b, err := os.ReadFile(p)
+				if err != nil || string(b) != text(i) {
+					t.Errorf("%s does not hold writer %d's text (%v)", p, i, err)
+				}
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != n {
+				t.Errorf("%d entries in the spill folder, want %d (no temp files left)", len(entries), n)
+			}
+		})
 	}
 }
 
 func TestWriteFillFails(t *testing.T) {
-	dir := Dir(t.TempDir())
-	if err := Prepare(dir); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	_, err := Write(dir, "x", 3, func(w io.Writer) error {
-		io.WriteString(w, "partial")
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want boom", err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("left %d entries behind", len(entries))
+	for _, w := range writers {
+		t.Run(w.name, func(t *testing.T) {
+			dir := Dir(t.TempDir())
+			if err := Prepare(dir); err != nil {
+				t.Fatal(err)
+			}
+			boom := errors.New("boom")
+			_, err := w.write(dir, "x", 3, func(w io.Writer) error {
+				io.WriteString(w, "partial")
+				return boom
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("err = %v, want boom", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("left %d entries behind", len(entries))
+			}
+		})
 	}
 }
 
