@@ -66,6 +66,22 @@ func FuzzWalk(f *testing.F) {
 			if sb.String() != want {
 				t.Fatalf("writeDecoded(%q) = %q, want %q", fl.raw, sb.String(), want)
 			}
+			for _, limit := range []int{1, 2, 3, 7} {
+				// Small chunks: every limit falls inside some escape or
+				// character, and no chunk may split a character.
+				var joined []byte
+				for body := fl.body(); len(body) > 0; {
+					chunk, used := decodeSome(nil, body, limit)
+					if used == 0 || !utf8.Valid(chunk) {
+						t.Fatalf("decodeSome(%q, %d) = %q, used %d", body, limit, chunk, used)
+					}
+					joined = append(joined, chunk...)
+					body = body[used:]
+				}
+				if string(joined) != want {
+					t.Fatalf("decoding %q in chunks of %d gave %q, want %q", fl.raw, limit, joined, want)
+				}
+			}
 			if n := decodedChars(fl.body()); n != utf8.RuneCountInString(want) {
 				t.Fatalf("decodedChars(%q) = %d, want %d", fl.raw, n, utf8.RuneCountInString(want))
 			}
