@@ -257,7 +257,7 @@ func parseMessage(v value) (*Message, error) {
 			m.Model = strings.Clone(m.Model)
 		case "usage":
 			if !f.isNull() {
-				m.Usage, err = parseUsage(f.result())
+				m.Usage, err = parseUsage(f)
 			}
 		case "content":
 			err = parseContent(m, f)
@@ -393,32 +393,33 @@ func contentChars(v gjson.Result) (int, error) {
 	return n, err
 }
 
-func parseUsage(v gjson.Result) (Usage, error) {
-	if !v.IsObject() {
-		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v))
+func parseUsage(v value) (Usage, error) {
+	if !v.isObject() {
+		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v.result()))
 	}
-	var u Usage
-	var err error
-	num := func(dst *int64, key string) {
-		if err != nil {
-			return
+	keys := [...]string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
+	var vals [len(keys)]value
+	eachMember(v, func(k string, f value) bool {
+		for i, key := range keys {
+			if k == key && !vals[i].exists() { // the first one, as gjson's Get takes
+				vals[i] = f
+			}
 		}
-		f := v.Get(key)
-		switch f.Type {
+		return true
+	})
+	var u Usage
+	for i, dst := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadInputTokens, &u.CacheCreationInputTokens} {
+		switch f := vals[i].result(); f.Type {
 		case gjson.Number:
 			*dst = f.Int()
 		case gjson.Null:
 		default:
 			if f.Exists() {
-				err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, jsonkind.Of(f))
+				return u, fmt.Errorf("field %q is %s, want a number", "message.usage."+keys[i], jsonkind.Of(f))
 			}
 		}
 	}
-	num(&u.InputTokens, "input_tokens")
-	num(&u.OutputTokens, "output_tokens")
-	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
-	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
-	return u, err
+	return u, nil
 }
 
 func wantString(key string, v gjson.Result) (string, error) {

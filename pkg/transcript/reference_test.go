@@ -125,7 +125,7 @@ func parseMessageRef(v gjson.Result) (*Message, error) {
 			m.Model = strings.Clone(m.Model)
 		case "usage":
 			if f.Type != gjson.Null {
-				m.Usage, err = parseUsage(f)
+				m.Usage, err = parseUsageRef(f)
 			}
 		case "content":
 			err = parseContentRef(m, f)
@@ -225,4 +225,31 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 		}
 	}
 	return b, err
+}
+func parseUsageRef(v gjson.Result) (Usage, error) {
+	if !v.IsObject() {
+		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v))
+	}
+	var u Usage
+	var err error
+	num := func(dst *int64, key string) {
+		if err != nil {
+			return
+		}
+		f := v.Get(key)
+		switch f.Type {
+		case gjson.Number:
+			*dst = f.Int()
+		case gjson.Null:
+		default:
+			if f.Exists() {
+				err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, jsonkind.Of(f))
+			}
+		}
+	}
+	num(&u.InputTokens, "input_tokens")
+	num(&u.OutputTokens, "output_tokens")
+	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
+	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
+	return u, err
 }
