@@ -1,9 +1,7 @@
 package contextaudit
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +101,8 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 	return s.r, warnings, nil
 }
 
-// readFile streams one transcript and returns how many lines parsed.
+// readFile streams one transcript and returns how many lines parsed. Lines
+// are parsed on every CPU (transcript.Scan) and counted here in order.
 func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -111,29 +110,20 @@ func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
 	}
 	defer f.Close()
 	th := &thread{s: s, t: t, main: main, pending: map[string]effect{}}
-	rd := transcript.NewReader(f)
 	var good int64
-	for {
-		raw, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return good, nil
-		}
-		var le *transcript.LineError
-		if errors.As(err, &le) {
-			s.bad(path, err)
-			continue
-		}
+	err = transcript.Scan(f, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
-			return good, fmt.Errorf("%s: %v", path, err)
-		}
-		e, err := transcript.Parse(raw)
-		if err != nil {
-			s.bad(path, &transcript.LineError{Line: rd.Line(), Err: err})
-			continue
+			s.bad(path, err) // a *transcript.LineError: counted, not fatal
+			return nil
 		}
 		good++
 		th.entry(e)
+		return nil
+	})
+	if err != nil {
+		return good, fmt.Errorf("%s: %v", path, err)
 	}
+	return good, nil
 }
 
 func (s *session) bad(path string, err error) {
