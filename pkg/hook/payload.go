@@ -143,6 +143,7 @@ func readAll(r io.Reader) ([]byte, error) {
 	}
 	// One spare byte lets the read that meets EOF happen without growing.
 	b := make([]byte, 0, size+1)
+	adviseHugePages(b[:cap(b)])
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
