@@ -60,8 +60,8 @@ const (
 
 func init() {
 	wb := []string{"--workbench", "$DIR/wb"}
-	register(Case{Name: "index-guard: SessionStart, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexSessionStart), Target: "≤ 3x floor", Runs: 51})
-	register(Case{Name: "index-guard: UserPromptSubmit unchanged, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexPrompt), Target: "≤ 3x floor", Runs: 51})
-	register(Case{Name: "index-guard: PostToolUse Write in scripts/, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteIn), Target: "≤ 3x floor", Runs: 51})
+	register(Case{Name: "index-guard: SessionStart, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexSessionStart), Target: "none set (issue 5); 1,000 lstat calls", Runs: 51})
+	register(Case{Name: "index-guard: UserPromptSubmit unchanged, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexPrompt), Target: "none set (issue 5); 1,000 lstat calls", Runs: 51})
+	register(Case{Name: "index-guard: PostToolUse Write in scripts/, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteIn), Target: "none set (issue 5); 1,000 lstat calls", Runs: 51})
 	register(Case{Name: "index-guard: PostToolUse Write outside (pass)", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteOut), Target: "≤ 1.5x floor", Runs: 51})
 }

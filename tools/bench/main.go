@@ -32,7 +32,7 @@ type Case struct {
 	Name   string   // the row's label
 	Tool   string   // the binary, built from ./cmd/<Tool>
 	Args   []string // $DIR is replaced by the case's folder
-	Target string   // the target, as the issue states it
+	Target string   // the target the issue states, or why there is none
 	Runs   int      // default 101
 	// Setup prepares the case's folder and returns the file to use as stdin
 	// ("" for none).
@@ -106,7 +106,8 @@ func run(out string, runs int, only string, gobench bool) error {
 	}
 	var goBench string
 	if gobench {
-		cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "./pkg/...")
+		// One CPU: the targets are per core (issue 2: Classify on one core).
+		cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "./pkg/...")
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("go test -bench: %v\n%s", err, b)
@@ -239,7 +240,7 @@ func render(results []result, goBench string) string {
 			float64(r.median)/float64(r.baseline), mib(r.maxRSS), mib(r.baseRSS), r.c.Target)
 	}
 	if goBench != "" {
-		b.WriteString("\n## Go benchmarks\n\n`go test -run '^$' -bench . -benchmem ./pkg/...`:\n\n```\n")
+		b.WriteString("\n## Go benchmarks\n\n`go test -run '^$' -bench . -benchmem -cpu 1 ./pkg/...`:\n\n```\n")
 		b.WriteString(goBench)
 		b.WriteString("```\n")
 	}
