@@ -133,6 +133,9 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 		}
 		// For a command whose every option and operand is harmless, the
 		// words a glob or a brace expands to do not matter.
+		if endless(a.value) {
+			return "", name + ": " + a.src + " is a device or kernel stream that may never end"
+		}
 		if cmd.hasRules() && a.brace {
 			return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
 		}
@@ -262,6 +265,24 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 		return "redirection " + text + " writes a file"
 	}
 	return "redirection " + text + " is not on the table"
+}
+
+// endless reports whether a word names, alone or as an option's value
+// (--file=/dev/zero), a device or kernel stream whose reader may never get
+// to its end: /dev/zero, /dev/urandom, /dev/tty, /proc/kmsg, a trace_pipe.
+// /dev/null and the /dev folder itself are harmless. A named pipe elsewhere
+// cannot be told from its name; Claude Code's timeout ends such a read.
+func endless(word string) bool {
+	if _, v, ok := strings.Cut(word, "="); ok && strings.HasPrefix(word, "-") {
+		word = v
+	}
+	switch {
+	case word == devNull, word == "/dev", word == "/dev/":
+		return false
+	case strings.HasPrefix(word, "/dev/"), word == "/proc/kmsg", strings.HasSuffix(word, "/trace_pipe"):
+		return true
+	}
+	return false
 }
 
 func allDigits(s string) bool {

@@ -269,6 +269,15 @@ var refused = []classifyCase{
 	{"cat <<< hi", false, "here-string"},
 	{"ls {fd}>/dev/null", false, "assigns a variable"},
 	{"git status > s.txt", false, "writes a file"},
+	// Devices and kernel streams a reader may never finish.
+	{"cat /dev/zero", false, "may never end"},
+	{"cat /dev/urandom | head -c 10", false, "may never end"},
+	{"grep --file=/dev/tty x", false, "may never end"},
+	{"cat /proc/kmsg", false, "may never end"},
+	{"cat /sys/kernel/debug/tracing/trace_pipe", false, "may never end"},
+	{"ls /dev", true, ""},
+	{"cat f 2>/dev/null", true, ""},
+	{"wc -l /dev/null", true, ""},
 	// Substitutions and expansions.
 	{"echo $(rm -rf x)", false, "command substitution"},
 	{"echo `rm x`", false, "command substitution"},
