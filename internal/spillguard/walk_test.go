@@ -2,6 +2,7 @@ package spillguard
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -141,6 +142,19 @@ func TestDecodeChunks(t *testing.T) {
 		}
 		if n := decodedChars(body); n != utf8.RuneCountInString(s) {
 			t.Errorf("pad %d: %d chars, want %d", pad, n, utf8.RuneCountInString(s))
+		}
+	}
+}
+
+// TestWriteDecodedAllocatesOnce: the buffer is sized so that decodeSome
+// never grows it. Growing clears the new tail, touching every page of a
+// buffer that a short body would barely use.
+func TestWriteDecodedAllocatesOnce(t *testing.T) {
+	for _, n := range []int{10, 10 << 10, 3 * decodeChunk} {
+		raw, _ := json.Marshal(strings.Repeat("line é😀\n", n/12+1))
+		body := string(raw[1 : len(raw)-1])
+		if allocs := testing.AllocsPerRun(5, func() { writeDecoded(io.Discard, body) }); allocs != 1 {
+			t.Errorf("%d bytes: %v allocations, want 1", len(body), allocs)
 		}
 	}
 }
