@@ -115,6 +115,13 @@ func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 		if err != nil {
 			return err
 		}
+		if at := int(sessionIDAt(e.Raw, e)); at >= 0 && len(newID) == uuidLen {
+			// Most lines: written around the id, as rewriter.write does.
+			w.Write(e.Raw[:at+1])
+			w.WriteString(newID)
+			w.Write(e.Raw[at+1+uuidLen:])
+			return w.WriteByte('\n')
+		}
 		if scratch, err = setSessionID(append(scratch[:0], e.Raw...), oldID, newID); err != nil {
 			return err
 		}

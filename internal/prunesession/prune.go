@@ -113,6 +113,9 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 			return err
 		}
 		defer f.Close()
+		if out, ok := w.(*os.File); ok {
+			w = withWriteback(out)
+		}
 		return rw.rewrite(f, w)
 	}
 	if dry {

@@ -49,12 +49,7 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		if rw.p.drop[n] {
 			continue
 		}
-		out, err := rw.line(n, raw)
-		if err != nil {
-			return &transcript.LineError{Line: n, Err: err}
-		}
-		w.Write(out)
-		if err := w.WriteByte('\n'); err != nil {
+		if err := rw.write(w, n, raw); err != nil {
 			return err
 		}
 	}
@@ -62,6 +57,43 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		return fmt.Errorf("the transcript changed while it was read (%d lines, then %d): run again", rw.p.lines, rd.Line())
 	}
 	return w.Flush()
+}
+
+// write writes line n as the fork holds it.
+func (rw *rewriter) write(w *bufio.Writer, n int, raw []byte) error {
+	if at := int(rw.p.sid[n-1]); at >= 0 && len(rw.newID) == uuidLen && rw.p.edits[n] == nil && !rw.relinks(n, raw) {
+		// Most lines: as they stand but for the session id, written
+		// around it instead of copied and patched.
+		w.Write(raw[:at+1])
+		w.WriteString(rw.newID)
+		w.Write(raw[at+1+uuidLen:])
+		return w.WriteByte('\n')
+	}
+	out, err := rw.line(n, raw)
+	if err != nil {
+		return &transcript.LineError{Line: n, Err: err}
+	}
+	w.Write(out)
+	return w.WriteByte('\n')
+}
+
+// relinks reports whether line n names a dropped entry, so that relink has
+// work to do.
+func (rw *rewriter) relinks(n int, raw []byte) bool {
+	refs := rw.p.refs[n-1]
+	if refs == 0 || len(rw.p.dropped) == 0 {
+		return false
+	}
+	for i, f := range relinkFields {
+		if refs&(1<<i) != 0 {
+			if v := gjson.GetBytes(raw, f); v.Type == gjson.String {
+				if _, gone := rw.p.dropped[v.Str]; gone {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // line returns line n as the fork holds it. Unchanged lines differ from the
