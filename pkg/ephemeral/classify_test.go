@@ -519,17 +519,6 @@ func TestSegments(t *testing.T) {
 	}
 }
 
-// TestSidesAgree: the let-through side (Classify(cmd).Glance, what a hook
-// asks) and the expiry side (IsEphemeral) answer alike on every command.
-func TestSidesAgree(t *testing.T) {
-	t.Parallel()
-	for _, tc := range classifyCases() {
-		if got, want := IsEphemeral(tc.cmd), Classify(tc.cmd).Glance; got != want {
-			t.Errorf("IsEphemeral(%q) = %v, Classify().Glance = %v", tc.cmd, got, want)
-		}
-	}
-}
-
 func TestSedScript(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
