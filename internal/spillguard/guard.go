@@ -233,8 +233,12 @@ func lookup(ms []member, key string) gjson.Result {
 
 // overThreshold returns the fields of resp to spill.
 func overThreshold(p *hook.Payload, tool, resp string, top []member, threshold int) ([]spillable, error) {
+	fields := objectFields(top)
+	if len(top) == 0 {
+		fields = stringFields(resp) // a string, as MCP tools give, or {}
+	}
 	var todo []spillable
-	for _, f := range stringFields(resp) {
+	for _, f := range fields {
 		s := spillable{field: f}
 		if tool == "Bash" && len(f.keys) == 1 && f.keys[0] == "stdout" {
 			if persisted := lookup(top, "persistedOutputPath"); persisted.Type == gjson.String && persisted.Str != "" {

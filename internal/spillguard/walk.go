@@ -69,28 +69,28 @@ func members(obj string) []member {
 // it is a string, the strings reached through its objects when it is an
 // object, in document order.
 func stringFields(v string) []field {
-	i := skipSpace(v, 0)
-	if i >= len(v) {
-		return nil
+	if i := skipSpace(v, 0); i < len(v) && v[i] == '"' {
+		return []field{{raw: v[i:stringEnd(v, i)], off: i}}
 	}
+	return objectFields(members(v))
+}
+
+// objectFields is stringFields of an object whose members are ms: a caller
+// that has them already need not scan a large value a second time.
+func objectFields(ms []member) []field {
 	var out []field
-	switch v[i] {
-	case '"':
-		out = append(out, field{raw: v[i:stringEnd(v, i)], off: i})
-	case '{':
-		walkObject(v, 0, nil, &out)
-	}
+	walkMembers(ms, 0, nil, &out)
 	return out
 }
 
-func walkObject(obj string, base int, keys []string, out *[]field) {
-	for _, m := range members(obj) {
+func walkMembers(ms []member, base int, keys []string, out *[]field) {
+	for _, m := range ms {
 		path := append(keys[:len(keys):len(keys)], m.key)
 		switch m.raw[0] {
 		case '"':
 			*out = append(*out, field{keys: path, raw: m.raw, off: base + m.off})
 		case '{':
-			walkObject(m.raw, base+m.off, path, out)
+			walkMembers(members(m.raw), base+m.off, path, out)
 		}
 	}
 }
