@@ -120,11 +120,13 @@ func valueEnd(s string, i int) int {
 		}
 	}
 	// A number, true, false or null: it ends where the next delimiter is.
-	j := i
-	for j < len(s) && !strings.ContainsRune(",}] \t\n\r", rune(s[j])) {
-		j++
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
 	}
-	return j
+	return len(s)
 }
 
 // shortString is how far stringEnd looks byte by byte before it hands over
@@ -140,10 +142,11 @@ func stringEnd(s string, i int) int {
 	// than a call to IndexByte, which pays off on long strings only.
 	j := i + 1
 	for ; j < len(s) && j < i+shortString; j++ {
-		switch s[j] {
-		case '"':
+		switch c := s[j]; {
+		case c > '\\': // lowercase letters and above: most bytes, one test
+		case c == '"':
 			return j + 1
-		case '\\':
+		case c == '\\':
 			j++ // the escaped byte
 		}
 	}
