@@ -130,7 +130,7 @@ func firstKey(path string) (key, rest string, plain bool) {
 // readAll reads r whole. From a regular file it reads into a buffer of the
 // file's size at once, so a large payload costs its size and not the
 // doublings of a growing buffer; from a pipe (how Claude Code sends it) it
-// grows as io.ReadAll does.
+// doubles one (readGrowing).
 func readAll(r io.Reader) ([]byte, error) {
 	size := 0
 	if f, ok := r.(*os.File); ok {
@@ -139,7 +139,7 @@ func readAll(r io.Reader) ([]byte, error) {
 		}
 	}
 	if size == 0 {
-		return io.ReadAll(r)
+		return readGrowing(r)
 	}
 	// One spare byte lets the read that meets EOF happen without growing.
 	b := make([]byte, 0, size+1)
