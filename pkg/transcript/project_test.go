@@ -68,3 +68,68 @@ func TestProjectSessions(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectSessionsDeleted: the sessions of a working directory that no
+// longer exists (a temporary folder, a removed worktree) stay reachable by
+// the path, whether it was the real one or went through a symlink whose
+// target's folder is gone.
+func TestProjectSessionsDeleted(t *testing.T) {
+	root := t.TempDir()
+	cfg := filepath.Join(root, "cfg")
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	real := filepath.Join(root, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	// Claude Code records the real cwd; t.TempDir itself may sit under a
+	// symlink, so the recorded path is what EvalSymlinks says.
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, recorded, given string
+	}{
+		{"as recorded", filepath.Join(realRoot, "gone", "ws"), filepath.Join(root, "gone", "ws")},
+		{"through a symlink", filepath.Join(realRoot, "real", "ws"), filepath.Join(link, "ws")},
+		{"through a symlink, deeper", filepath.Join(realRoot, "real", "a", "b"), filepath.Join(link, "a", "b")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			folder, err := ProjectDir(tc.recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			session := filepath.Join(folder, "s.jsonl")
+			if err := os.MkdirAll(folder, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(session, []byte("{}\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(tc.given); !os.IsNotExist(err) {
+				t.Fatalf("%s exists (%v); the case needs it gone", tc.given, err)
+			}
+			gotFolder, got, err := ProjectSessions(tc.given)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gotFolder != folder {
+				t.Errorf("folder %s, want %s", gotFolder, folder)
+			}
+			if diff := cmp.Diff([]string{session}, got); diff != "" {
+				t.Errorf("sessions (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("no sessions either", func(t *testing.T) {
+		missing := filepath.Join(root, "never")
+		_, _, err := ProjectSessions(missing)
+		if err == nil || !strings.Contains(err.Error(), "no such folder") {
+			t.Errorf("got %v, want an error saying %s is no folder", err, missing)
+		}
+	})
+}
