@@ -40,7 +40,9 @@
 // spill main-thread results only; --workbench DIR.
 //
 // Exit codes: 0 with the replacement or nothing on stdout; 1 with one
-// stderr line when the payload or the flags are bad or a spill file cannot
-// be written (a read-only or full disk, a spill/ that is a symlink): then
+// stderr line when the payload or the flags are bad (including a
+// tool_response that is not an object, or is missing, for Bash, Read, Grep,
+// Glob, WebFetch and WebSearch, whose results are always objects; an MCP
+// tool's may be anything) or a spill file cannot be written (a read-only or full disk, a spill/ that is a symlink): then
 // nothing is printed and the model gets the original output. Never 2.
 package spillguard

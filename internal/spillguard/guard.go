@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/spill"
 )
 
@@ -36,6 +37,14 @@ const maxEscapedBytesPerChar = 12
 // editTools echo the file contents they wrote in their result; the model is
 // not shown those, so spilling them would only copy files into spill/.
 var editTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// objectTools are the built-in tools the hook is wired for whose
+// tool_response is always an object (claude-code-hooks.md, "tool_response
+// shapes"). Anything else there is malformed input: Claude Code checks a
+// replacement against the tool's output schema and drops one of another type,
+// so spilling it would write a file the model never hears of. MCP tools may
+// answer with a string or an array, and are not listed.
+var objectTools = map[string]bool{"Bash": true, "Read": true, "Grep": true, "Glob": true, "WebFetch": true, "WebSearch": true}
 
 const usage = `Usage: spill-guard [flags] < payload.json
 
@@ -97,18 +106,20 @@ type spillable struct {
 
 // run decides and does the work; a nil output means "print nothing".
 func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
-	if p.Event() != "PostToolUse" || o.mainOnly && !p.IsMainThread() {
+	if p.Event() != "PostToolUse" {
 		return nil, nil
 	}
 	tool := p.ToolName()
-	if editTools[tool] {
-		return nil, nil
-	}
 	// From the members ReadPayload found: a view into the payload, neither
 	// copied (gjson.GetBytes would copy 50 MB for a 50 MB stdout) nor
 	// found by a second scan past it.
 	resp := p.Get("tool_response")
-	if !resp.Exists() {
+	if objectTools[tool] && !resp.IsObject() {
+		// Checked before --main-only: a malformed payload is reported
+		// whoever made the call.
+		return nil, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(resp))
+	}
+	if o.mainOnly && !p.IsMainThread() || editTools[tool] || !resp.Exists() {
 		return nil, nil
 	}
 	top := members(resp.Raw)
