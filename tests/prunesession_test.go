@@ -302,6 +302,9 @@ func (g *gen) turn() {
 	}
 }
 
+// expiredContent matches a tool_result content that is an expiry note.
+var expiredContent = regexp.MustCompile(`"content":"\[` + "`[^`]+`" + ` from \d+ turns? ago expired; state may have changed, rerun if needed\]"`)
+
 // TestPruneSessionExpiryNeedsRealGlances guards the expiry golden against a
 // classifier that calls nothing a glance: it would pass vacuously.
 func TestPruneSessionExpiryNeedsRealGlances(t *testing.T) {
@@ -309,7 +312,7 @@ func TestPruneSessionExpiryNeedsRealGlances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(3, strings.Count(string(data), `"content":"[Expired: the result of `)); diff != "" {
+	if diff := cmp.Diff(3, len(expiredContent.FindAllString(string(data), -1))); diff != "" {
 		t.Errorf("expired results in the golden fork (-want +got):\n%s", diff)
 	}
 }

@@ -386,21 +386,31 @@ func safeName(id string) string {
 // and say what to do, in the manner of Claude Code's own notices.
 const interruptedNote = "[The previous turn was interrupted here; this tool result was never produced.]"
 
-// maxNoteCommand bounds the command quoted in an expiry note: enough to
-// recognise it, not so much that the note costs what the result did.
-const maxNoteCommand = 120
+// maxNoteCommand bounds the command quoted in an expiry note. The note only
+// has to tell the model which call it replaces (the whole command is still
+// in the tool_use beside it), and a glance is short: 60 characters hold
+// "git status -s && git log --oneline -10" with room to spare.
+const maxNoteCommand = 60
 
+// expiredNote replaces the body of an expired glance result. Expiry is about
+// staleness, not size: a stale `git status` misleads as if it were current,
+// so even a result shorter than the note expires. The note is therefore as
+// short as it can be while naming the command, how many turns ago it ran,
+// that the state may have changed and that rerunning is the remedy (the
+// design's "[`git status -s` result expired (7 turns ago); the current
+// state may have changed. Rerun it if needed]"): one line, and ASCII apart
+// from the command itself.
 func expiredNote(cmd string, turnsAgo int) string {
 	cmd = strings.Join(strings.Fields(cmd), " ")
 	if r := []rune(cmd); len(r) > maxNoteCommand {
-		cmd = string(r[:maxNoteCommand]) + "…"
+		cmd = string(r[:maxNoteCommand]) + "..."
 	}
 	when := fmt.Sprintf("%d turns ago", turnsAgo)
 	switch turnsAgo {
 	case 0:
-		when = "in the latest turn"
+		when = "the latest turn"
 	case 1:
 		when = "1 turn ago"
 	}
-	return fmt.Sprintf("[Expired: the result of `%s`, run %s. The state may have changed since; run it again if you need it.]", cmd, when)
+	return fmt.Sprintf("[`%s` from %s expired; state may have changed, rerun if needed]", cmd, when)
 }

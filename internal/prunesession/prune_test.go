@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -18,10 +19,10 @@ func TestExpiredNote(t *testing.T) {
 		ago  int
 		want string
 	}{
-		{"git status", 7, "[Expired: the result of `git status`, run 7 turns ago. The state may have changed since; run it again if you need it.]"},
-		{"ls", 1, "[Expired: the result of `ls`, run 1 turn ago. The state may have changed since; run it again if you need it.]"},
-		{"ls\n  -la", 0, "[Expired: the result of `ls -la`, run in the latest turn. The state may have changed since; run it again if you need it.]"},
-		{strings.Repeat("é", 130), 2, "[Expired: the result of `" + strings.Repeat("é", maxNoteCommand) + "…`, run 2 turns ago. The state may have changed since; run it again if you need it.]"},
+		{"git status -s", 7, "[`git status -s` from 7 turns ago expired; state may have changed, rerun if needed]"},
+		{"ls", 1, "[`ls` from 1 turn ago expired; state may have changed, rerun if needed]"},
+		{"ls\n  -la\u2028x", 0, "[`ls -la x` from the latest turn expired; state may have changed, rerun if needed]"},
+		{strings.Repeat("é", 130), 2, "[`" + strings.Repeat("é", maxNoteCommand) + "...` from 2 turns ago expired; state may have changed, rerun if needed]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -29,6 +30,33 @@ func TestExpiredNote(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestExpiredNoteShape: the note stays one line, ASCII but for the command,
+// and within its budget however long or odd the command, so that expiring
+// a short result costs little.
+func TestExpiredNoteShape(t *testing.T) {
+	// noteBudget is the longest note: the fixed text, a command cut to
+	// maxNoteCommand plus "...", and a turn count of up to 6 digits.
+	const noteBudget = 72 + maxNoteCommand + 3 + 6
+	for _, cmd := range []string{"", "ls", strings.Repeat("x ", 500), "cat \"a\nb\"\r\n", "echo \u2029\u0085done", "git status -s && git log --oneline -10"} {
+		for _, ago := range []int{0, 1, 7, 999999} {
+			note := expiredNote(cmd, ago)
+			if strings.ContainsAny(note, "\n\r\u2028\u2029\u0085") {
+				t.Errorf("note for %q spans lines: %q", cmd, note)
+			}
+			if n := len([]rune(note)); n > noteBudget {
+				t.Errorf("note for %q is %d characters, over %d: %q", cmd, n, noteBudget, note)
+			}
+			rest := strings.Replace(note, strings.Join(strings.Fields(cmd), " "), "", 1)
+			for _, r := range rest {
+				if r >= utf8.RuneSelf {
+					t.Errorf("note for %q is not ASCII outside the command: %q", cmd, note)
+					break
+				}
+			}
+		}
 	}
 }
 

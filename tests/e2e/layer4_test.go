@@ -116,7 +116,7 @@ func TestLayer4PruneAndResume(t *testing.T) {
 	}
 	for id, cmd := range map[string]string{"g1": "git status", "g2": "ls"} {
 		b, _ := last.ToolResult(id)
-		if !strings.HasPrefix(b.Text, "[Expired: the result of `"+cmd+"`, run ") || !strings.Contains(b.Text, "turns ago") {
+		if !strings.HasPrefix(b.Text, "[`"+cmd+"` from ") || !strings.Contains(b.Text, "turns ago expired") {
 			t.Errorf("the model saw %s as %q, want the expiry note", id, b.Text)
 		}
 	}
