@@ -49,6 +49,18 @@ func copySessionDir(src, dst, oldID, newID string) error {
 			return err
 		}
 	}
+	// Each copied folder gets its source folder's permission bits: the
+	// fork is as private (or as shared) as the session it came from, which
+	// a fixed mode would widen or narrow. They are set once the folders
+	// are filled, deepest first, so that a source folder without write
+	// permission can still be copied; until then a folder is the owner's
+	// alone (0o700, as MkdirTemp makes the top one). Files are written
+	// 0o600 as the fork's transcript is: transcripts are private.
+	type dirPerm struct {
+		path string
+		perm fs.FileMode
+	}
+	var perms []dirPerm
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -57,23 +69,42 @@ func copySessionDir(src, dst, oldID, newID string) error {
 		to := filepath.Join(tmp, rel)
 		switch {
 		case d.IsDir():
-			if tmp == "" || rel == "." {
+			if tmp == "" {
 				return nil
 			}
-			return os.Mkdir(to, 0o755)
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			perms = append(perms, dirPerm{to, info.Mode().Perm()})
+			if rel == "." {
+				return nil
+			}
+			return os.Mkdir(to, ownerOnly)
 		case !d.Type().IsRegular():
 			return nil // sockets, links: nothing a resume reads
 		}
 		return copyFile(path, to, tmp == "", strings.HasSuffix(path, ".jsonl"), oldID, newID)
 	})
+	for i := len(perms) - 1; i >= 0 && err == nil; i-- {
+		err = os.Chmod(perms[i].path, perms[i].perm)
+	}
 	if err == nil && tmp != "" {
 		err = os.Rename(tmp, dst)
 	}
 	if err != nil && tmp != "" {
+		// Folders already given a read-only mode would keep RemoveAll
+		// from emptying them.
+		for _, p := range perms {
+			os.Chmod(p.path, ownerOnly)
+		}
 		os.RemoveAll(tmp)
 	}
 	return err
 }
+
+// ownerOnly is the mode of a copied folder while it is filled.
+const ownerOnly fs.FileMode = 0o700
 
 // copyFile copies one file of the session folder; a transcript is checked
 // line by line and gets the new session id.

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -159,4 +162,70 @@ func FuzzPrune(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCopySessionDirModes: each folder of the copy has its source folder's
+// permission bits, a read-only one included; files are written 0o600.
+func TestCopySessionDirModes(t *testing.T) {
+	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	root := t.TempDir()
+	src := filepath.Join(root, oldID)
+	want := map[string]fs.FileMode{
+		".":                             0o750,
+		"subagents":                     0o711,
+		"subagents/agent-a.jsonl":       0o600,
+		"tool-results":                  0o555,
+		"tool-results/toolu_1.txt":      0o600,
+		"tool-results/deeper":           0o700,
+		"tool-results/deeper/notes.txt": 0o600,
+	}
+	files := map[string]string{
+		"subagents/agent-a.jsonl":       `{"type":"user","sessionId":"` + oldID + `","message":{"role":"user","content":"hi"}}` + "\n",
+		"tool-results/toolu_1.txt":      "output\n",
+		"tool-results/deeper/notes.txt": "n\n",
+	}
+	for rel, body := range files {
+		p := filepath.Join(src, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Modes set after the fact, deepest first, so the umask plays no part
+	// and the read-only folder could be filled.
+	for _, rel := range []string{"tool-results/deeper", "tool-results", "subagents", "."} {
+		if err := os.Chmod(filepath.Join(src, rel), want[rel]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(src, "tool-results"), 0o700) })
+	dst := filepath.Join(root, newID)
+	if err := copySessionDir(src, dst, oldID, newID); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(dst, "tool-results"), 0o700) })
+	got := map[string]fs.FileMode{}
+	err := filepath.WalkDir(dst, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dst, path)
+		got[filepath.ToSlash(rel)] = info.Mode().Perm()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("modes of the copy (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "subagents", "agent-a.jsonl")); !strings.Contains(string(b), newID) {
+		t.Errorf("the subagent transcript was not given the new id: %s", b)
+	}
 }
