@@ -20,8 +20,10 @@
 //
 // Passed untouched: other events; subagent calls with --main-only; a Read
 // whose file_path lies in the spill folder and a Bash glance (package
-// ephemeral) whose words name a file there, so that the pointer's "use
-// Read" never loops; a Read of anything but text (images, PDFs, notebooks);
+// ephemeral) whose words may name a file there (taken relative to the cwd,
+// the workbench root and the folders its cds move to; a glob or brace word
+// by the paths it may expand to), so that the pointer's "use Read" never
+// loops; a Read of anything but text (images, PDFs, notebooks);
 // Bash output flagged isImage; the edit tools (Write, Edit, MultiEdit,
 // NotebookEdit), whose results echo file contents the model is not shown.
 //

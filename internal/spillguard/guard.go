@@ -139,7 +139,7 @@ func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
 		return nil, err
 	}
 	dir := spill.Dir(root)
-	if readsSpill(p, tool, dir) {
+	if readsSpill(p, tool, root, dir) {
 		return nil, nil
 	}
 	if err := spill.Prepare(dir); err != nil {
