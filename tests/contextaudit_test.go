@@ -146,6 +146,8 @@ func TestContextAuditRecorded(t *testing.T) {
 		// rm-main: toolDenialKind permission-rule, source hook
 		// (delegate-guard); rm-sub: source config (the Bash(rm:*) rule).
 		"denials": map[string]any{"hook": 1.0, "rule": 1.0},
+		// A session of its own, not a fork.
+		"forked_from": nil,
 		// git status -s and ls .flower/scripts are glances; rm is not.
 		"glances_main": 2.0,
 		// One pointer, in run1's result, naming a file in .flower/spill/.
@@ -283,7 +285,8 @@ func TestContextAuditSynthetic(t *testing.T) {
 		},
 		"hands_on_ratio": 7.0, // 7 subagent hands-on calls to the main thread's one cat
 		// b3 denied by a hook, n1 by a settings rule.
-		"denials": map[string]any{"hook": 1.0, "rule": 1.0},
+		"denials":     map[string]any{"hook": 1.0, "rule": 1.0},
+		"forked_from": nil,
 		// cat .flower/scripts/a.sh is a glance.
 		"glances_main": 1.0,
 		"spills":       map[string]any{"count": 1.0, "chars_moved": 5000.0},

@@ -94,6 +94,9 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 		}
 		s.r.SubagentTranscripts++
 	}
+	if from := transcript.ForkedFrom(path); from != "" {
+		s.r.ForkedFrom = &from
+	}
 	if s.r.BadLines > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: %d bad lines skipped (first: %s)", path, s.r.BadLines, s.firstBad))
 	}
@@ -143,6 +146,13 @@ func (th *thread) entry(e *transcript.Entry) {
 		// Other lines (attachments, api-request-blob copies of what was
 		// sent, bookkeeping) are not conversation entries.
 		return
+	}
+	if th.main && th.t.Entries == 0 && s.r.ForkedFrom == nil {
+		// Claude Code's own forks carry their origin on every copied
+		// entry, so the first says it.
+		if from := transcript.NativeForkedFrom(e); from != "" {
+			s.r.ForkedFrom = &from
+		}
 	}
 	th.t.Entries++
 	th.t.Chars += int64(e.Chars())

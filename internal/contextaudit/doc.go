@@ -17,6 +17,11 @@
 // line by line: any size is read in memory bounded by the longest line.
 // Stdin is not read.
 //
+// A fork is reported as a session of its own (it is one: claude --resume
+// takes it), with forked_from naming its original: prune-session's forks
+// say so in their session folder (transcript.ForkMarker), Claude Code's own
+// (/branch) on their copied entries (forkedFrom.sessionId).
+//
 // Definitions:
 //   - entries: lines of type user or assistant (conversation entries with a
 //     message); attachments, api-request copies and bookkeeping lines are
@@ -64,7 +69,8 @@
 //     hit_rate = read / (read + creation + input), null when all are 0.
 //
 // Stdout: a table per session, or with --json one JSON object per session
-// (JSON Lines) with the keys session, path, subagent_transcripts, main,
+// (JSON Lines) with the keys session, path, forked_from (null for no
+// fork), subagent_transcripts, main,
 // subagents, subagent_share, hands_on_ratio, denials, glances_main,
 // spills, scripts, briefs, context, cache and bad_lines.
 //

@@ -14,9 +14,14 @@ import (
 // --json. A ratio whose denominator is zero is null (nil here): there is
 // nothing to divide, which no number would say.
 type Report struct {
-	Session             string `json:"session"`
-	Path                string `json:"path"`
-	SubagentTranscripts int    `json:"subagent_transcripts"`
+	Session string `json:"session"`
+	Path    string `json:"path"`
+	// ForkedFrom is the session this one is a fork of: prune-session's
+	// (its transcript.ForkMarker) or Claude Code's own (/branch); null when
+	// it is no fork, or not one that says so. A fork is a session of its
+	// own, resumable, so it is reported like any other.
+	ForkedFrom          *string `json:"forked_from"`
+	SubagentTranscripts int     `json:"subagent_transcripts"`
 
 	Main      Thread `json:"main"`
 	Subagents Thread `json:"subagents"` // every subagent transcript summed
@@ -107,7 +112,11 @@ func writeTable(w io.Writer, r *Report) error {
 	if r.SubagentTranscripts == 1 {
 		subs = "subagent transcript"
 	}
-	fmt.Fprintf(&b, "session %s (%d %s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, r.Path)
+	fork := ""
+	if r.ForkedFrom != nil {
+		fork = ", a fork of " + *r.ForkedFrom
+	}
+	fmt.Fprintf(&b, "session %s (%d %s%s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, fork, r.Path)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// The labels are padded here so that AlignRight, meant for the
 	// figures, leaves them flush left; its padding indents them.

@@ -8,7 +8,9 @@
 //
 // The fork gets a fresh session id and lands beside the original as
 // <new-id>.jsonl, with every sessionId rewritten and the session folder
-// (subagent transcripts) copied to <new-id>/. Both are written atomically.
+// (subagent transcripts) copied to <new-id>/, where a flower-fork.json
+// names the original (transcript.ForkMarker; Claude Code ignores it,
+// context-audit reports it). Both are written atomically.
 // On the main thread:
 //  1. glance results (Bash commands package ephemeral calls glances) but the
 //     most recent --keep-recent expire: their body becomes a note naming the

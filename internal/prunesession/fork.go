@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
@@ -31,13 +32,18 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 // copySessionDir copies the session folder src (subagent transcripts and
 // whatever else Claude Code keeps there) to dst, rewriting the session id in
-// every .jsonl file, which must parse as the main transcript does. The copy
-// is built in a temporary folder beside dst and renamed into place, so dst
-// appears whole or not at all. With dst "" nothing is written: the files are
-// only checked (a dry run). A missing src is no error.
+// every .jsonl file, which must parse as the main transcript does, and puts
+// in it a transcript.ForkMarker naming oldID (in place of the marker of src,
+// when src is a fork itself). The copy is built in a temporary folder beside
+// dst and renamed into place, so dst appears whole or not at all. With dst
+// "" nothing is written: the files are only checked (a dry run). A missing
+// src gives a dst holding the marker alone.
 func copySessionDir(src, dst, oldID, newID string) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
-		return nil
+		if dst == "" {
+			return nil
+		}
+		src = ""
 	}
 	tmp := ""
 	if dst != "" {
@@ -61,31 +67,39 @@ func copySessionDir(src, dst, oldID, newID string) error {
 		perm fs.FileMode
 	}
 	var perms []dirPerm
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(tmp, rel)
-		switch {
-		case d.IsDir():
-			if tmp == "" {
-				return nil
-			}
-			info, err := d.Info()
+	var err error
+	if src != "" {
+		err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			perms = append(perms, dirPerm{to, info.Mode().Perm()})
-			if rel == "." {
-				return nil
+			rel, _ := filepath.Rel(src, path)
+			to := filepath.Join(tmp, rel)
+			switch {
+			case d.IsDir():
+				if tmp == "" {
+					return nil
+				}
+				info, err := d.Info()
+				if err != nil {
+					return err
+				}
+				perms = append(perms, dirPerm{to, info.Mode().Perm()})
+				if rel == "." {
+					return nil
+				}
+				return os.Mkdir(to, ownerOnly)
+			case !d.Type().IsRegular():
+				return nil // sockets, links: nothing a resume reads
+			case rel == transcript.ForkMarker:
+				return nil // the origin of src, not of this fork
 			}
-			return os.Mkdir(to, ownerOnly)
-		case !d.Type().IsRegular():
-			return nil // sockets, links: nothing a resume reads
-		}
-		return copyFile(path, to, tmp == "", strings.HasSuffix(path, ".jsonl"), oldID, newID)
-	})
+			return copyFile(path, to, tmp == "", strings.HasSuffix(path, ".jsonl"), oldID, newID)
+		})
+	}
+	if err == nil && tmp != "" {
+		err = atomicfile.Write(filepath.Join(tmp, transcript.ForkMarker), transcript.ForkMarkerJSON(oldID), 0o600)
+	}
 	for i := len(perms) - 1; i >= 0 && err == nil; i-- {
 		err = os.Chmod(perms[i].path, perms[i].perm)
 	}

@@ -178,8 +178,11 @@ func TestCopySessionDirModes(t *testing.T) {
 		"tool-results/toolu_1.txt":      0o600,
 		"tool-results/deeper":           0o700,
 		"tool-results/deeper/notes.txt": 0o600,
+		transcript.ForkMarker:           0o600,
 	}
 	files := map[string]string{
+		// src is a fork itself: its marker is replaced, not copied.
+		transcript.ForkMarker:           `{"forkedFrom":"00000000-0000-4000-8000-000000000000"}`,
 		"subagents/agent-a.jsonl":       `{"type":"user","sessionId":"` + oldID + `","message":{"role":"user","content":"hi"}}` + "\n",
 		"tool-results/toolu_1.txt":      "output\n",
 		"tool-results/deeper/notes.txt": "n\n",
@@ -227,5 +230,32 @@ func TestCopySessionDirModes(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "subagents", "agent-a.jsonl")); !strings.Contains(string(b), newID) {
 		t.Errorf("the subagent transcript was not given the new id: %s", b)
+	}
+}
+
+// TestCopySessionDirMarker: the fork's folder names the session it came
+// from, also when that session had no folder; a dry run writes nothing.
+func TestCopySessionDirMarker(t *testing.T) {
+	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	root := t.TempDir()
+	src, dst := filepath.Join(root, oldID), filepath.Join(root, newID)
+	if err := copySessionDir(src, "", oldID, newID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dst); !os.IsNotExist(err) {
+		t.Fatalf("a dry run left %s (%v)", dst, err)
+	}
+	if err := copySessionDir(src, dst, oldID, newID); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != transcript.ForkMarker {
+		t.Errorf("the fork's folder holds %v, want the marker alone", entries)
+	}
+	if diff := cmp.Diff(oldID, transcript.ForkedFrom(dst+".jsonl")); diff != "" {
+		t.Errorf("ForkedFrom (-want +got):\n%s", diff)
 	}
 }
