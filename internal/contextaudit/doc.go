@@ -12,9 +12,10 @@
 // session of one project: DIR is the project's working directory, mapped to
 // projects/<DIR with every character but letters and digits replaced by
 // "-">, or that folder itself; a working directory that no longer exists
-// (a deleted temporary folder or worktree) is mapped all the same. Each session is its main transcript plus its
-// subagent transcripts (<session-id>/subagents/agent-*.jsonl), streamed
-// line by line: any size is read in memory bounded by the longest line.
+// (a deleted temporary folder or worktree) is mapped all the same. Each
+// session is its main transcript plus its subagent transcripts
+// (<session-id>/subagents/agent-*.jsonl), streamed line by line: any size
+// is read in memory bounded by the longest line.
 // Stdin is not read.
 //
 // A fork is reported as a session of its own (it is one: claude --resume
