@@ -102,6 +102,9 @@ func syncedCopy(dir, stdin string) *exec.Cmd {
 
 func init() {
 	args := []string{"--workbench", "$DIR/wb"}
+	// The common case: most tool results are under the threshold and pass.
+	register(Case{Name: "spill-guard: 2 KB stdout (pass)", Tool: "spill-guard", Args: args,
+		Setup: spillPayload(2 << 10), Target: "≤ 1.5x floor"})
 	register(Case{Name: "spill-guard: 10 KB stdout (spill)", Tool: "spill-guard", Args: args,
 		Setup: spillPayload(10 << 10), Target: "≤ 1.5x floor"})
 	register(Case{Name: "spill-guard: 1 MB stdout (spill)", Tool: "spill-guard", Args: args, Runs: 31,
