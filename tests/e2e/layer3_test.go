@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -112,5 +113,106 @@ func TestLayer3SubagentSeqSpilled(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(s.Path(".flower/spill")); len(entries) != 1 {
 		t.Errorf("%d files in spill/, want 1 (the read-back was spilled again?)", len(entries))
+	}
+}
+
+// TestLayer3GlancesAtSpillFilesShownWhole: a subagent's seq 1 2000 is
+// spilled (delegate-guard keeps seq off the main thread); two glances that read the spill file back through the shell,
+// one by a glob (cat .flower/spill/*) and one after a cd (cd .flower && cat
+// spill/<file>), reach the model whole, byte for byte what the file holds;
+// and a later seq 1 2000 | cat, which reads no spill file, is still spilled.
+func TestLayer3GlancesAtSpillFilesShownWhole(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	const (
+		first = "seq 1 2000"
+		glob  = "cat .flower/spill/*"
+		later = "seq 1 2000 | cat"
+		task  = "Count to 2000, then read the count back from its spill file."
+	)
+	s.API.Main(Steps(
+		Call(Agent("dispatch", task)),
+		Say("Counted to 2000."),
+	))
+	var spilled string // the path of the file first was spilled to
+	s.API.Agent(task, func(r *Request) Reply {
+		switch r.Step() {
+		case 0:
+			return Call(Bash("first", first))
+		case 1:
+			got, _ := r.ToolResult("first")
+			m := spillPointer.FindStringSubmatch(got.Text)
+			if m == nil {
+				t.Errorf("the subagent was shown no spill pointer for %s: %.600q", first, got.Text)
+				return Say("no pointer")
+			}
+			spilled = m[3]
+			return Call(Bash("glob", glob))
+		case 2:
+			return Call(Bash("cd", "cd .flower && cat spill/"+filepath.Base(spilled)))
+		case 3:
+			return Call(Bash("later", later))
+		default:
+			return Say("2000")
+		}
+	})
+	s.Run(Options{Prompt: "count to 2000", Settings: Settings(LayerHooks(t, "1", "3")...), AllowedTools: handsOn})
+	if spilled == "" {
+		t.Fatal("the first seq was not spilled")
+	}
+
+	// seqOut is what spill-guard is given of seq 1 2000: its output less
+	// the last newline, which the CLI trims from every Bash output before
+	// the hook sees it (a longer output, cut and persisted by the CLI, is
+	// spilled from the CLI's copy and keeps it: TestLayer3SubagentSeqSpilled).
+	// 8,892 characters: over spill-guard's default threshold of 4,000,
+	// under the CLI's cut at 30,000.
+	var b strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	seqOut := strings.TrimSuffix(b.String(), "\n")
+	file, err := os.ReadFile(spilled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(seqOut, string(file)); diff != "" {
+		t.Fatalf("spill file %s (-want +got):\n%s", spilled, diff)
+	}
+
+	// Each glance's output is the file itself, so the model must be shown
+	// exactly what the file holds: no pointer, nothing cut.
+	for _, id := range []string{"glob", "cd"} {
+		got, ok := s.API.ToolResult(id)
+		if !ok {
+			t.Errorf("no request carried the result of %s", id)
+			continue
+		}
+		if got.IsError {
+			t.Errorf("%s failed: %.400q", id, got.Text)
+		}
+		if spillPointer.MatchString(got.Text) {
+			t.Errorf("the %s glance at the spill file was spilled again: %.300q", id, got.Text)
+		} else if diff := cmp.Diff(string(file), got.Text); diff != "" {
+			t.Errorf("what the subagent was shown of the %s glance at the spill file (-want +got):\n%s", id, diff)
+		}
+	}
+
+	got, ok := s.API.ToolResult("later")
+	if !ok {
+		t.Fatalf("no request carried the result of %s", later)
+	}
+	m := spillPointer.FindStringSubmatch(got.Text)
+	if m == nil {
+		t.Fatalf("%s, which reads no spill file, was not spilled: %.600q", later, got.Text)
+	}
+	if m[1] != fmt.Sprint(len(seqOut)) || m[2] != "2000" || filepath.Dir(m[3]) != s.Path(".flower/spill") {
+		t.Errorf("the pointer for %s says %s characters, %s lines, in %s; want %d, 2000, in %s", later, m[1], m[2], m[3], len(seqOut), s.Path(".flower/spill"))
+	}
+	if again, err := os.ReadFile(m[3]); err != nil || string(again) != seqOut {
+		t.Errorf("the spill file of %s does not hold its output (%d bytes, %v)", later, len(again), err)
+	}
+	if entries, _ := os.ReadDir(s.Path(".flower/spill")); len(entries) != 2 {
+		t.Errorf("%d files in spill/, want 2 (the two seqs; a glance at a spill file spilled again?)", len(entries))
 	}
 }
