@@ -2,14 +2,13 @@
 // under $CLAUDE_CONFIG_DIR/projects/<project>/, one JSON object per line.
 //
 // It streams: Reader hands out one line at a time and Parse reads the fields
-// flower needs from a line (checked in one pass by validJSON, then walked
-// once: see valid.go and members.go) without decoding it into structs, so a
-// transcript of any size is read in memory bounded by its longest line.
-// Scan does both, parsing on every CPU and handing the entries over in
-// order, each with the error its line gave (a reader that counts bad lines
-// goes on; one that refuses them stops). The line itself stays the source
-// of truth; an Entry only points into it. Verify checks the red line a
-// rewritten transcript must hold.
+// flower needs from a line (checked with gjson.Valid, then walked once: see
+// members.go) without decoding it into structs, so a transcript of any size
+// is read in memory bounded by its longest line. Scan does both, parsing on
+// every CPU and handing the entries over in order, each with the error its
+// line gave (a reader that counts bad lines goes on; one that refuses them
+// stops). The line itself stays the source of truth; an Entry only points
+// into it. Verify checks the red line a rewritten transcript must hold.
 //
 // What a transcript looks like (checked against Claude Code 2.1.328):
 //   - Conversation entries (user, assistant, system, attachment, progress)

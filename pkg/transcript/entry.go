@@ -146,13 +146,10 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // Claude Code writes, or Parse says which one does not. Fields it does not
 // read are not checked: unknown entry types pass as long as they are JSON.
 func Parse(raw []byte) (*Entry, error) {
-	// A view of raw: validJSON only reads it (see the next comment).
-	if !validJSON(unsafe.String(unsafe.SliceData(raw), len(raw))) {
-		// The check is one pass over both; which of the two failed is
-		// worth a second look only on the way out.
-		if !utf8.Valid(raw) {
-			return nil, errors.New("not valid UTF-8")
-		}
+	if !utf8.Valid(raw) {
+		return nil, errors.New("not valid UTF-8")
+	}
+	if !gjson.ValidBytes(raw) {
 		return nil, errors.New("not valid JSON")
 	}
 	// Parsing a view of raw instead of a copy halves the cost of reading a

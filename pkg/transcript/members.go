@@ -8,7 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Parse reads a line once through validJSON and then walks it with the
+// Parse reads a line once through gjson.Valid and then walks it with the
 // functions below instead of gjson's ForEach. ForEach finds the end of each
 // member by scanning it byte by byte, and unescapes every string member it
 // passes, wanted or not; walking root, message, content and block that way
@@ -17,7 +17,7 @@ import (
 // strings.IndexByte (vectorised), a value becomes a gjson.Result only when
 // Parse asks for it, and a body's characters are counted on the escaped text.
 //
-// Every function here requires JSON that validJSON has accepted: they
+// Every function here requires JSON that gjson.Valid has accepted: they
 // check no syntax, and their indexing relies on it (a closing quote, bracket
 // or brace is always there to be found). FuzzMembers holds them to
 // ForEach's answers.
