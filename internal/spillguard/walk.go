@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // field is one string value of tool_response that is reached through
@@ -35,13 +37,13 @@ type member struct {
 func members(obj string) []member {
 	var out []member
 	seen := map[string]bool{}
-	i := skipSpace(obj, 0)
+	i := jsonscan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
+		i = jsonscan.SkipSpace(obj, i)
 		if i >= len(obj) || obj[i] == '}' {
 			return out
 		}
@@ -49,14 +51,14 @@ func members(obj string) []member {
 			i++
 			continue
 		}
-		end := stringEnd(obj, i)
+		end := jsonscan.StringEnd(obj, i)
 		key := decodeString(obj[i+1 : end-1])
-		i = skipSpace(obj, end)
+		i = jsonscan.SkipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
 			return out
 		}
-		i = skipSpace(obj, i+1)
-		vend := valueEnd(obj, i)
+		i = jsonscan.SkipSpace(obj, i+1)
+		vend := jsonscan.ValueEnd(obj, i)
 		if !seen[key] && vend > i {
 			seen[key] = true
 			out = append(out, member{key: key, raw: obj[i:vend], off: i})
@@ -69,8 +71,8 @@ func members(obj string) []member {
 // it is a string, the strings reached through its objects when it is an
 // object, in document order.
 func stringFields(v string) []field {
-	if i := skipSpace(v, 0); i < len(v) && v[i] == '"' {
-		return []field{{raw: v[i:stringEnd(v, i)], off: i}}
+	if i := jsonscan.SkipSpace(v, 0); i < len(v) && v[i] == '"' {
+		return []field{{raw: v[i:jsonscan.StringEnd(v, i)], off: i}}
 	}
 	return objectFields(members(v))
 }
@@ -93,69 +95,6 @@ func walkMembers(ms []member, base int, keys []string, out *[]field) {
 			walkMembers(members(m.raw), base+m.off, path, out)
 		}
 	}
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index just past the string token starting at s[i].
-// It jumps from quote to quote with IndexByte and keeps the first one not
-// escaped by an odd run of backslashes.
-func stringEnd(s string, i int) int {
-	j := i + 1
-	for {
-		k := strings.IndexByte(s[j:], '"')
-		if k < 0 {
-			return len(s)
-		}
-		q := j + k
-		n := 0
-		for q-1-n > i && s[q-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
-// valueEnd returns the index just past the JSON value starting at s[i].
-func valueEnd(s string, i int) int {
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '"':
-		return stringEnd(s, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(s); {
-			switch s[j] {
-			case '"':
-				j = stringEnd(s, j)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-			j++
-		}
-		return len(s)
-	}
-	j := i
-	for j < len(s) && !strings.ContainsRune(",}] \t\r\n", rune(s[j])) {
-		j++
-	}
-	return j
 }
 
 // decodeString decodes the body of a JSON string token as encoding/json

@@ -10,6 +10,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/jsonkind"
+
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // Entry is what flower reads from one transcript line. Raw is the line
@@ -158,7 +160,7 @@ func Parse(raw []byte) (*Entry, error) {
 	// is in use: Raw and the gjson results are documented as valid only as
 	// long as raw's bytes are, and the copied string fields are cloned.
 	line := value{raw: unsafe.String(unsafe.SliceData(raw), len(raw))}
-	line.raw = line.raw[skipSpace(line.raw, 0):]
+	line.raw = line.raw[jsonscan.SkipSpace(line.raw, 0):]
 	line.index = len(raw) - len(line.raw)
 	line.raw = strings.TrimRight(line.raw, " \t\r\n")
 	if !line.isObject() {

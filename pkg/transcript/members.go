@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // Parse reads a line once through gjson.Valid and then walks it with the
@@ -19,7 +21,8 @@ import (
 //
 // Every function here requires JSON that gjson.Valid has accepted: they
 // check no syntax, and their indexing relies on it (a closing quote, bracket
-// or brace is always there to be found). FuzzMembers holds them to
+// or brace is always there to be found). The value ends come from package
+// jsonscan, which spill-guard's walk uses too. FuzzMembers holds them to
 // ForEach's answers.
 
 // value is one member or element of a line: its JSON text, and where that
@@ -56,20 +59,20 @@ func (v value) isNull() bool   { return v.raw == "" || v.raw[0] == 'n' }
 // the object obj.raw, in order, until fn returns false.
 func eachMember(obj value, fn func(key string, v value) bool) {
 	s := obj.raw
-	i := skipSpace(s, 1)
+	i := jsonscan.SkipSpace(s, 1)
 	for s[i] != '}' {
-		end := stringEnd(s, i)
+		end := jsonscan.StringEnd(s, i)
 		key := s[i+1 : end-1]
 		if strings.IndexByte(key, '\\') >= 0 {
 			key = gjson.Parse(s[i:end]).Str
 		}
-		i = skipSpace(s, skipSpace(s, end)+1) // past the colon
-		vend := valueEnd(s, i)
+		i = jsonscan.SkipSpace(s, jsonscan.SkipSpace(s, end)+1) // past the colon
+		vend := jsonscan.ValueEnd(s, i)
 		if !fn(key, value{s[i:vend], obj.index + i}) {
 			return
 		}
-		if i = skipSpace(s, vend); s[i] == ',' {
-			i = skipSpace(s, i+1)
+		if i = jsonscan.SkipSpace(s, vend); s[i] == ',' {
+			i = jsonscan.SkipSpace(s, i+1)
 		}
 	}
 }
@@ -78,88 +81,15 @@ func eachMember(obj value, fn func(key string, v value) bool) {
 // until fn returns false.
 func eachElement(arr value, fn func(v value) bool) {
 	s := arr.raw
-	i := skipSpace(s, 1)
+	i := jsonscan.SkipSpace(s, 1)
 	for s[i] != ']' {
-		end := valueEnd(s, i)
+		end := jsonscan.ValueEnd(s, i)
 		if !fn(value{s[i:end], arr.index + i}) {
 			return
 		}
-		if i = skipSpace(s, end); s[i] == ',' {
-			i = skipSpace(s, i+1)
+		if i = jsonscan.SkipSpace(s, end); s[i] == ',' {
+			i = jsonscan.SkipSpace(s, i+1)
 		}
-	}
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON whitespace.
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns the index just past the value starting at s[i].
-func valueEnd(s string, i int) int {
-	switch s[i] {
-	case '"':
-		return stringEnd(s, i)
-	case '{', '[':
-		depth := 0
-		for j := i; ; j++ {
-			switch s[j] {
-			case '"':
-				j = stringEnd(s, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-	}
-	// A number, true, false or null: it ends where the next delimiter is.
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-	}
-	return len(s)
-}
-
-// shortString is how far stringEnd looks byte by byte before it hands over
-// to IndexByte: measured on transcripts (BenchmarkParse), past the length of
-// a uuid and a timestamp.
-const shortString = 48
-
-// stringEnd returns the index just past the closing quote of the string
-// whose opening quote is s[i]. A quote closes the string unless an odd
-// number of backslashes come right before it.
-func stringEnd(s string, i int) int {
-	// Keys and most values are short: a plain loop finds their end sooner
-	// than a call to IndexByte, which pays off on long strings only.
-	j := i + 1
-	for ; j < len(s) && j < i+shortString; j++ {
-		switch c := s[j]; {
-		case c > '\\': // lowercase letters and above: most bytes, one test
-		case c == '"':
-			return j + 1
-		case c == '\\':
-			j++ // the escaped byte
-		}
-	}
-	for {
-		j += strings.IndexByte(s[j:], '"')
-		n := 0
-		for s[j-1-n] == '\\' { // stops at the opening quote at the latest
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
 	}
 }
 

@@ -1,0 +1,92 @@
+// Package jsonscan finds where JSON values end in text already known to be
+// valid JSON, without decoding them: the hooks walk payloads that may carry a
+// tool result of many megabytes, and gjson's ForEach unescapes every string
+// it passes. The functions check no syntax; on invalid input they stop at the
+// end of the text instead of panicking, but what they return means nothing.
+package jsonscan
+
+import "strings"
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace, or len(s).
+func SkipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// shortString is how far StringEnd looks byte by byte before it hands over
+// to IndexByte: measured on transcripts (pkg/transcript's BenchmarkParse),
+// past the length of a uuid and a timestamp.
+const shortString = 48
+
+// StringEnd returns the index just past the closing quote of the string
+// whose opening quote is s[i]. A quote closes the string unless an odd
+// number of backslashes come right before it.
+func StringEnd(s string, i int) int {
+	// Keys and most values are short: a plain loop finds their end sooner
+	// than a call to IndexByte, which pays off on long strings only.
+	j := i + 1
+	for ; j < len(s) && j < i+shortString; j++ {
+		switch c := s[j]; {
+		case c > '\\': // lowercase letters and above: most bytes, one test
+		case c == '"':
+			return j + 1
+		case c == '\\':
+			j++ // the escaped byte
+		}
+	}
+	for j < len(s) {
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
+			return len(s)
+		}
+		q := j + k
+		n := 0
+		for q-1-n > i && s[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+	return len(s)
+}
+
+// ValueEnd returns the index just past the JSON value starting at s[i].
+func ValueEnd(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		return StringEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); {
+			switch s[j] {
+			case '"':
+				j = StringEnd(s, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return len(s)
+	}
+	// A number, true, false or null: it ends where the next delimiter is.
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+	}
+	return len(s)
+}
