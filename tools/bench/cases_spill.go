@@ -100,21 +100,39 @@ func syncedCopy(dir, stdin string) *exec.Cmd {
 	return exec.Command("dd", "if="+stdin, "of="+filepath.Join(dir, "copy"), "bs=1M", "conv=fsync", "status=none")
 }
 
+// clearSpill removes the files a run spilled. Every call Claude Code makes
+// has its own tool_use_id, so the name spill-guard picks is always free; a
+// payload replayed a hundred times would otherwise find it taken and try
+// "-2", "-3", … up to the run's number, a cost no real call pays.
+func clearSpill(dir string) error {
+	spillDir := filepath.Join(dir, "wb", "spill")
+	entries, err := os.ReadDir(spillDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.Remove(filepath.Join(spillDir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func init() {
 	args := []string{"--workbench", "$DIR/wb"}
 	// The common case: most tool results are under the threshold and pass.
 	register(Case{Name: "spill-guard: 2 KB stdout (pass)", Tool: "spill-guard", Args: args,
 		Setup: spillPayload(2 << 10), Target: "≤ 1.5x floor"})
 	register(Case{Name: "spill-guard: 10 KB stdout (spill)", Tool: "spill-guard", Args: args,
-		Setup: spillPayload(10 << 10), Target: "≤ 1.5x floor"})
+		Setup: spillPayload(10 << 10), After: clearSpill, Target: "≤ 1.5x floor"})
 	register(Case{Name: "spill-guard: 1 MB stdout (spill)", Tool: "spill-guard", Args: args, Runs: 31,
-		Setup: spillPayload(1 << 20), Baseline: copyStdin, BaselineName: "cp payload", Target: "(none set)"})
+		Setup: spillPayload(1 << 20), After: clearSpill, Baseline: copyStdin, BaselineName: "cp payload", Target: "(none set)"})
 	register(Case{Name: "spill-guard: 50 MB stdout (spill)", Tool: "spill-guard", Args: args, Runs: 11,
-		Setup: spillPayload(50 << 20), Baseline: copyStdin, BaselineName: "cp payload", Target: "≤ 3x cp, RSS ≤ 4x payload"})
+		Setup: spillPayload(50 << 20), After: clearSpill, Baseline: copyStdin, BaselineName: "cp payload", Target: "≤ 3x cp, RSS ≤ 4x payload"})
 	register(Case{Name: "spill-guard: 50 MB stdout vs a synced copy", Tool: "spill-guard", Args: args, Runs: 11,
-		Setup: spillPayload(50 << 20), Baseline: syncedCopy, BaselineName: "dd conv=fsync", Target: "(context)"})
+		Setup: spillPayload(50 << 20), After: clearSpill, Baseline: syncedCopy, BaselineName: "dd conv=fsync", Target: "(context)"})
 	register(Case{Name: "spill-guard: 50 MB Bash output via persistedOutputPath", Tool: "spill-guard", Args: args, Runs: 11,
-		Setup: spillPersisted(50 << 20), Baseline: func(dir, _ string) *exec.Cmd {
+		Setup: spillPersisted(50 << 20), After: clearSpill, Baseline: func(dir, _ string) *exec.Cmd {
 			return exec.Command("cp", filepath.Join(dir, "tool-results", "b1.txt"), filepath.Join(dir, "copy"))
 		}, BaselineName: "cp output", Target: "(context)"})
 }
