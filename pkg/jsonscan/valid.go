@@ -1,0 +1,194 @@
+package jsonscan
+
+import (
+	"math/bits"
+
+	"github.com/tidwall/gjson"
+)
+
+// LongString is the body length from which Valid checks a string apart from
+// the rest of the document.
+const LongString = 1024
+
+// Valid reports whether s is valid JSON, as gjson.Valid does, but faster on
+// documents whose bulk is long strings: a hook payload carrying a 50 MB
+// tool result, a transcript line holding a long file read.
+//
+// gjson checks a string byte by byte. Valid finds the strings with
+// StringEnd (a lexer's view of where strings are needs no other syntax: out
+// of a string every quote opens one), checks the bodies of long ones eight
+// bytes at a step (ValidStringBody), and hands gjson.Valid the rest: the
+// document with those bodies cut out. The two checks together accept
+// exactly what gjson.Valid accepts; FuzzValid compares them.
+func Valid(s string) bool { return valid(s, LongString) }
+
+// valid is Valid with bodies of long bytes or more checked apart.
+func valid(s string, long int) bool {
+	if len(s) < long+2 {
+		return gjson.Valid(s) // no string in it is long: skip the scan
+	}
+	var skeleton []byte // allocated when a long string is met
+	last := 0           // s[last:] is not yet in skeleton
+	for i := 0; i < len(s); {
+		q := indexQuote(s, i)
+		if q < 0 {
+			break
+		}
+		end := StringEnd(s, q)
+		if end-q-2 >= long && s[end-1] == '"' {
+			if !ValidStringBody(s[q+1 : end-1]) {
+				return false
+			}
+			if skeleton == nil {
+				skeleton = make([]byte, 0, 4096)
+			}
+			skeleton = append(skeleton, s[last:q+1]...)
+			last = end - 1
+		}
+		i = end
+	}
+	if skeleton == nil {
+		return gjson.Valid(s)
+	}
+	return gjson.ValidBytes(append(skeleton, s[last:]...))
+}
+
+// indexQuote is strings.IndexByte(s[i:], '"') + i, or -1: the text between
+// strings is short (keys' colons, commas, numbers), so a loop beats a call.
+func indexQuote(s string, i int) int {
+	for ; i < len(s); i++ {
+		if s[i] == '"' {
+			return i
+		}
+	}
+	return -1
+}
+
+// Eight copies of a byte in a word, and the high bit of each.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// load8 reads s[i:i+8] as a little-endian word (the compiler merges the
+// byte loads into one).
+func load8(s string, i int) uint64 {
+	b := s[i : i+8] // one bounds check for the eight reads
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// controlFlags returns a word with a high bit set where x has a byte below
+// 0x20, which a JSON string may not hold raw: the lowest set one marks a
+// true one, later ones may be false alarms (a borrow), so it is exact as a
+// test for none.
+func controlFlags(x uint64) uint64 { return (x - ones*0x20) &^ x & highs }
+
+// ValidStringBody reports whether body, the text between the quotes of a
+// string token whose end StringEnd found, is valid: no raw control
+// character, and every backslash starts one of JSON's escapes. (StringEnd
+// already stopped at the first unescaped quote.) UTF-8 is not checked.
+//
+// It reads eight bytes a step and never jumps to an escape: text like a log
+// has an escaped newline every few bytes, and a loop whose next read waits
+// on where the last escape was runs at the latency of that chain. Instead
+// each word yields the mask of its backslashes, escapedBytes turns it into
+// the mask of the bytes they escape, and each of those is looked up.
+func ValidStringBody(body string) bool {
+	var carry uint // 1 when the word's first byte is escaped
+	i := 0
+	for ; i+8 <= len(body); i += 8 {
+		x := load8(body, i)
+		if controlFlags(x) != 0 {
+			return false
+		}
+		bs := movemask(equalBytes(x, '\\'))
+		if bs|carry == 0 {
+			continue
+		}
+		var esc uint
+		esc, carry = escapedBytes(bs, carry)
+		for esc != 0 { // validEscapes, inlined: this is the hot path of log text
+			k := i + bits.TrailingZeros(esc)
+			esc &= esc - 1
+			if c := body[k]; !escapes[c] || c == 'u' && !hex4(body, k+1) {
+				return false
+			}
+		}
+	}
+	if i == len(body) {
+		return carry == 0
+	}
+	// The last few bytes, padded with spaces: a space is neither a control
+	// byte nor a backslash, nor a valid escape if the body ends in one.
+	var x uint64
+	for k := 7; k >= 0; k-- {
+		c := byte(' ')
+		if i+k < len(body) {
+			c = body[i+k]
+		}
+		x = x<<8 | uint64(c)
+	}
+	if controlFlags(x) != 0 {
+		return false
+	}
+	esc, carry := escapedBytes(movemask(equalBytes(x, '\\')), carry)
+	return carry == 0 && validEscapes(body, i, esc)
+}
+
+// equalBytes returns a word with the high bit set in exactly the bytes of x
+// that equal c.
+func equalBytes(x uint64, c byte) uint64 {
+	y := x ^ ones*uint64(c)
+	return ^((y&^highs + ^uint64(highs)) | y) & highs
+}
+
+// movemask gathers the high bit of each byte of m into an 8-bit mask, byte
+// k into bit k.
+func movemask(m uint64) uint { return uint((m >> 7) * 0x0102040810204080 >> 56) }
+
+// escapedBytes takes the backslashes of a word (bit k: byte k) and whether
+// the word's first byte is escaped by the word before, and returns the bytes
+// escaped (the character after each escaping backslash) and whether the
+// next word's first byte is.
+//
+// A run of backslashes escapes every second one of itself and, when its
+// length is odd, the byte after it. Adding a run's first bit to the mask
+// carries through the run to the byte after it; that byte follows an odd
+// run when its position's parity differs from the run's start. (The
+// method of simdjson's find_escaped, on eight lanes.)
+func escapedBytes(bs, carry uint) (esc, next uint) {
+	bs &^= carry // an escaped backslash starts no escape
+	starts := bs &^ (bs << 1)
+	const even, odd = 0x155, 0x0aa // positions 0 to 8
+	evenEnds := (bs + starts&even) &^ bs
+	oddEnds := (bs + starts&odd) &^ bs
+	esc = evenEnds&odd | oddEnds&even
+	return esc&0xff | carry, esc >> 8 & 1
+}
+
+// validEscapes reports whether every byte of the word at body[i:] that esc
+// marks is a valid escape character, and every \u has four hex digits.
+func validEscapes(body string, i int, esc uint) bool {
+	for esc != 0 {
+		k := i + bits.TrailingZeros(esc)
+		esc &= esc - 1
+		if k >= len(body) {
+			return false
+		}
+		if c := body[k]; !escapes[c] || c == 'u' && !hex4(body, k+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// hex4 reports whether s[i:i+4] are four hex digits.
+func hex4(s string, i int) bool {
+	return i+4 <= len(s) && isHex(s[i]) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3])
+}
+
+// escapes marks the bytes that may follow an escaping backslash.
+var escapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -1,0 +1,115 @@
+package jsonscan
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+var validCases = []string{
+	`{}`, `[]`, `""`, `"a"`, `{"a":"b"}`, `{"a":"b\"c"}`, `{"a":"\\"}`, `{"a":"\\\""}`,
+	`{"a":"\u00e9\ud83d\ude00"}`, `["x","y",{"z":["w"]}]`, `{"a":1,"b":[true,null,-1.5e3]}`,
+	`{"a":"b"`, `{"a":"b}`, `{"a":"b\"}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12g4"}`,
+	`{"a":"tab	here"}`, "{\"a\":\"nl\nhere\"}", `{"a":"b",}`, `{"a" "b"}`, `{"a":"b""c"}`,
+	`"\`, `"\\`, `"abc\"`, `{"a":"b"}x`, ` {"a" : "b" } `, `{"a":"` + "\x7f\x80\xff" + `"}`,
+	`{"a":"b"}{"c":"d"}`, `[""]`, `["",""]`, `[1,]`, `{"":""}`,
+}
+
+// TestValidAgreesWithGjson checks every case at every long-string cut, so
+// each string in it is checked apart in some run and with gjson in another.
+func TestValidAgreesWithGjson(t *testing.T) {
+	long := strings.Repeat("0123456789abcdef", 100)
+	cases := append([]string{}, validCases...)
+	for _, c := range validCases {
+		// The same documents with their strings made long.
+		cases = append(cases, strings.ReplaceAll(c, `"b`, `"`+long+`b`), strings.ReplaceAll(c, `\`, long+`\`))
+	}
+	for _, c := range cases {
+		want := gjson.Valid(c)
+		for _, cut := range []int{0, 1, 2, 3, 8, 100, LongString} {
+			if got := valid(c, cut); got != want {
+				t.Errorf("valid(%.80q, %d) = %v, gjson.Valid says %v", c, cut, got, want)
+			}
+		}
+		if got := Valid(c); got != want {
+			t.Errorf("Valid(%.80q) = %v, gjson.Valid says %v", c, got, want)
+		}
+	}
+}
+
+func TestValidStringBody(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{"", true},
+		{"plain ascii text longer than a word", true},
+		{`escapes \" \\ \/ \b \f \n \r \t \u0041 \uABCD done`, true},
+		{"é and 😀 raw", true},
+		{"\x7f is allowed", true},
+		{"a raw\nnewline", false},
+		{"a raw tab\t", false},
+		{"\x00", false},
+		{"ends in a lone backslash \\", false},
+		{`bad escape \x`, false},
+		{`short \u12`, false},
+		{`not hex \u12g4 here`, false},
+		{strings.Repeat("12345678", 9) + "\x1f", false},
+		{strings.Repeat(`1\n`, 50), true},
+	} {
+		if got := ValidStringBody(tc.body); got != tc.want {
+			t.Errorf("ValidStringBody(%q) = %v, want %v", tc.body, got, tc.want)
+		}
+		// As a whole document, gjson must say the same.
+		if got := gjson.Valid(`"` + tc.body + `"`); got != tc.want {
+			t.Errorf("gjson.Valid of %q = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
+// FuzzValid: Valid accepts exactly what gjson.Valid accepts, whatever the
+// cut between long and short strings.
+func FuzzValid(f *testing.F) {
+	for _, c := range validCases {
+		f.Add(c, uint8(0))
+		f.Add(c, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, cut uint8) {
+		want := gjson.Valid(s)
+		if got := valid(s, int(cut)); got != want {
+			t.Fatalf("valid(%q, %d) = %v, gjson.Valid says %v", s, cut, got, want)
+		}
+	})
+}
+
+// BenchmarkValid: a hook payload whose tool result is 1 MB of numbered
+// lines, the output of seq (an escaped newline every seven bytes), as
+// spill-guard's benchmark sends it; and one of prose, lines of 80
+// characters, like a file read or a build log.
+func BenchmarkValid(b *testing.B) {
+	var seq, prose strings.Builder
+	for i := 100000; seq.Len() < 1<<20; i++ {
+		seq.WriteString(strconv.Itoa(i) + `\n`)
+	}
+	for prose.Len() < 1<<20 {
+		prose.WriteString(strings.Repeat("the quick brown fox jumps over the lazy dog ", 2)[:80] + `\n`)
+	}
+	for _, text := range []struct{ name, body string }{{"seq", seq.String()}, {"prose", prose.String()}} {
+		doc := `{"hook_event_name":"PostToolUse","tool_response":{"stdout":"` + text.body + `","stderr":""}}`
+		for _, v := range []struct {
+			name  string
+			valid func(string) bool
+		}{{"Valid", Valid}, {"gjson", gjson.Valid}} {
+			b.Run(text.name+"/"+v.name, func(b *testing.B) {
+				b.SetBytes(int64(len(doc)))
+				for b.Loop() {
+					if !v.valid(doc) {
+						b.Fatal("invalid")
+					}
+				}
+			})
+		}
+	}
+}
