@@ -6,27 +6,36 @@ import "io"
 const firstReadBuffer = 64 << 10
 
 // readGrowing reads r whole, as io.ReadAll does, for a stdin of unknown size
-// (a pipe, as Claude Code gives it). It doubles its buffer, and a buffer
-// from hugePagesFrom up is advised to huge pages before it is touched:
-// through io.ReadAll a 59 MB payload faults in about 124 MB of 4 KiB pages,
-// which took spill-guard's 50 MB case from a pipe 1.1 s, against 0.38 s
-// this way (medians of 9 runs, interleaved, in the benchmarks' VM).
-func readGrowing(r io.Reader) ([]byte, error) {
-	b := make([]byte, 0, firstReadBuffer)
+// (a pipe, as Claude Code gives it). A payload that outgrows the first
+// buffer goes on in a large buffer (largeBuffer): on Linux, memory mapped
+// for it and backed by huge pages, which it never copies.
+//
+// release frees that buffer; call it when the bytes are not kept (an
+// invalid payload), and do not use them after. It is never nil.
+func readGrowing(r io.Reader) (b []byte, release func(), err error) {
+	b = make([]byte, 0, firstReadBuffer)
+	release = func() {}
 	for {
 		if len(b) == cap(b) {
-			next := make([]byte, len(b), 2*cap(b))
-			adviseHugePages(next[:cap(next)])
-			copy(next, b)
-			b = next
+			b, release = largeBuffer(b, release)
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
-			return b, nil
+			return b, release, nil
 		}
 		if err != nil {
-			return b, err
+			release()
+			return nil, func() {}, err
 		}
 	}
+}
+
+// growHeap returns a buffer of twice b's capacity on the Go heap, holding
+// b's bytes: the fallback where memory cannot be mapped.
+func growHeap(b []byte) []byte {
+	next := make([]byte, len(b), 2*cap(b))
+	adviseHugePages(next[:cap(next)])
+	copy(next, b)
+	return next
 }

@@ -16,14 +16,15 @@ func TestReadGrowing(t *testing.T) {
 			"halves":   iotest.HalfReader(bytes.NewReader(data)),
 			"data+EOF": iotest.DataErrReader(bytes.NewReader(data)),
 		} {
-			got, err := readGrowing(r)
+			got, release, err := readGrowing(r)
 			if err != nil || !bytes.Equal(got, data) {
 				t.Errorf("%d bytes, %s: got %d bytes, %v; want %d, nil", n, name, len(got), err, n)
 			}
+			release()
 		}
 	}
 	boom := errors.New("boom")
-	if _, err := readGrowing(io.MultiReader(bytes.NewReader(make([]byte, 3*firstReadBuffer)), iotest.ErrReader(boom))); !errors.Is(err, boom) {
+	if _, _, err := readGrowing(io.MultiReader(bytes.NewReader(make([]byte, 3*firstReadBuffer)), iotest.ErrReader(boom))); !errors.Is(err, boom) {
 		t.Errorf("err = %v, want boom", err)
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/jsonkind"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // Payload is a validated hook payload. Raw holds the bytes as read; the
@@ -36,11 +38,16 @@ var stringFields = []string{
 // object, valid UTF-8, with a string hook_event_name and correctly typed
 // common fields. The error says in one line what is wrong.
 func ReadPayload(r io.Reader) (*Payload, error) {
-	raw, err := readAll(r)
+	raw, release, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("reading stdin: %v", err)
 	}
-	return ParsePayload(raw)
+	p, err := ParsePayload(raw)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return p, nil
 }
 
 // ParsePayload validates raw as ReadPayload does.
@@ -62,9 +69,10 @@ func ParsePayload(raw []byte) (*Payload, error) {
 	p := &Payload{Raw: raw, top: make(map[string]gjson.Result, 16)}
 	// A zero-copy view: raw is never modified after this point, and the
 	// results point into it instead of copying a large tool result.
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(k, v gjson.Result) bool {
-		if _, dup := p.top[k.Str]; !dup {
-			p.top[k.Str] = v
+	jsonscan.EachMember(view(raw), func(key, value string, at int) bool {
+		k := gjson.Parse(key).Str
+		if _, dup := p.top[k]; !dup {
+			p.top[k] = member(value, at)
 		}
 		return true
 	})
@@ -82,6 +90,23 @@ func ParsePayload(raw []byte) (*Payload, error) {
 	return p, nil
 }
 
+// view is raw as a string, without a copy.
+func view(raw []byte) string { return unsafe.String(unsafe.SliceData(raw), len(raw)) }
+
+// member is the gjson.Result of a top-level value found at raw[at:]: what
+// gjson's ForEach would give, built without scanning the value again. An
+// object or array is not read at all until asked for.
+func member(value string, at int) gjson.Result {
+	var r gjson.Result
+	if value[0] == '"' && strings.IndexByte(value, '\\') < 0 {
+		r = gjson.Result{Type: gjson.String, Raw: value, Str: value[1 : len(value)-1]}
+	} else {
+		r = gjson.Parse(value)
+	}
+	r.Index = at
+	return r
+}
+
 // parallelValidation is the payload size from which the UTF-8 and the JSON
 // checks run on two cores at once. Both are linear scans; on a 50 MB tool
 // result each takes tens of milliseconds, while below this size a goroutine
@@ -91,11 +116,11 @@ const parallelValidation = 1 << 20
 // validate reports whether raw is valid UTF-8 and valid JSON.
 func validate(raw []byte) (validUTF8, validJSON bool) {
 	if len(raw) < parallelValidation {
-		return utf8.Valid(raw), gjson.ValidBytes(raw)
+		return utf8.Valid(raw), jsonscan.Valid(view(raw))
 	}
 	done := make(chan bool)
 	go func() { done <- utf8.Valid(raw) }()
-	validJSON = gjson.ValidBytes(raw)
+	validJSON = jsonscan.Valid(view(raw))
 	return <-done, validJSON
 }
 
@@ -130,8 +155,9 @@ func firstKey(path string) (key, rest string, plain bool) {
 // readAll reads r whole. From a regular file it reads into a buffer of the
 // file's size at once, so a large payload costs its size and not the
 // doublings of a growing buffer; from a pipe (how Claude Code sends it) it
-// doubles one (readGrowing).
-func readAll(r io.Reader) ([]byte, error) {
+// grows one (readGrowing). release frees the buffer when the bytes are not
+// kept.
+func readAll(r io.Reader) (b []byte, release func(), err error) {
 	size := 0
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -142,16 +168,16 @@ func readAll(r io.Reader) ([]byte, error) {
 		return readGrowing(r)
 	}
 	// One spare byte lets the read that meets EOF happen without growing.
-	b := make([]byte, 0, size+1)
+	b = make([]byte, 0, size+1)
 	adviseHugePages(b[:cap(b)])
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
-			return b, nil
+			return b, func() {}, nil
 		}
 		if err != nil {
-			return b, err
+			return nil, func() {}, err
 		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)] // the file grew: let append pick the size

@@ -60,3 +60,40 @@ func FuzzValueEnd(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEachMember: on any valid JSON object, EachMember yields what gjson's
+// ForEach yields, key for key and value for value.
+func FuzzEachMember(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : 1 , "b":[1,{"c":"}"}] ,"d\"e":"f\\"} `, `{"a":{"b":"c"},"a":null}`, `[1]`, `"s"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !gjson.Valid(s) {
+			return
+		}
+		type member struct{ key, value string }
+		var want, got []member
+		gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
+			want = append(want, member{k.Raw, v.Raw})
+			return true
+		})
+		if !gjson.Parse(s).IsObject() {
+			want = nil
+		}
+		EachMember(s, func(key, value string, at int) bool {
+			if s[at:at+len(value)] != value {
+				t.Fatalf("value %q is not at %d of %q", value, at, s)
+			}
+			got = append(got, member{key, value})
+			return true
+		})
+		if len(want) != len(got) {
+			t.Fatalf("EachMember(%q) gave %q, ForEach %q", s, got, want)
+		}
+		for i := range want {
+			if want[i] != got[i] {
+				t.Fatalf("EachMember(%q) gave %q, ForEach %q", s, got, want)
+			}
+		}
+	})
+}

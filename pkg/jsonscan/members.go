@@ -1,0 +1,29 @@
+package jsonscan
+
+// EachMember calls fn with each member of the JSON object obj, in order,
+// until fn returns false: the key as written (a string token, quotes and
+// escapes included), the value as written, and where the value starts in
+// obj. obj must be valid JSON; if it is not an object, fn is never called.
+//
+// It finds ends with ValueEnd and decodes nothing: gjson's ForEach scans a
+// member byte by byte and unescapes every string it passes, which for a
+// payload carrying a 50 MB tool result is 50 MB scanned and copied for a
+// member nobody asked for.
+func EachMember(obj string, fn func(key, value string, at int) bool) {
+	i := SkipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	for i = SkipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
+		kend := StringEnd(obj, i)
+		key := obj[i:kend]
+		i = SkipSpace(obj, SkipSpace(obj, kend)+1) // past the colon
+		vend := ValueEnd(obj, i)
+		if !fn(key, obj[i:vend], i) {
+			return
+		}
+		if i = SkipSpace(obj, vend); i < len(obj) && obj[i] == ',' {
+			i = SkipSpace(obj, i+1)
+		}
+	}
+}
