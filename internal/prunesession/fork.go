@@ -153,6 +153,9 @@ func copyFile(src, dst string, dry, isTranscript bool, oldID, newID string) erro
 	return nil
 }
 
+// writeBufferSize batches a copied transcript into large writes.
+const writeBufferSize = 64 << 10
+
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, writeBufferSize)
 	var scratch []byte
@@ -160,7 +163,7 @@ func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 		if err != nil {
 			return err
 		}
-		if at := int(sessionIDAt(e.Raw, e)); at >= 0 && len(newID) == uuidLen {
+		if at := int(sessionIDAt(e.Raw, e, e.SessionID)); at >= 0 && len(newID) == uuidLen {
 			// Most lines: written around the id, as rewriter.write does.
 			w.Write(e.Raw[:at+1])
 			w.WriteString(newID)

@@ -75,17 +75,24 @@ type toolRef struct {
 // what the report says.
 type plan struct {
 	lines   int
+	size    int64             // bytes read: pass two copies these and no more
 	cwd     string            // the session's cwd, from its first entry that has one
-	drop    map[int]bool      // lines dropped whole
 	dropped map[string]string // uuid of a dropped entry -> its parentUuid
 	edits   map[int]*lineEdit
-	// refs holds, per line (index line-1), which of relinkFields the entry
-	// sets: a byte a line, so that pass two looks for references only where
-	// they are instead of searching every line for three keys.
-	refs []uint8
-	// sid holds, per line, where its sessionId value starts when pass two
-	// can overwrite it where it stands (see setSessionID), else -1.
-	sid      []int32
+	// flags holds, per line (index line-1), which of relinkFields the entry
+	// sets (bit i for relinkFields[i]) and whether the line is dropped or
+	// edited: a byte a line, so that pass two looks for references only
+	// where they are instead of searching every line for three keys, and
+	// finds a line's fate without a map lookup.
+	flags []uint8
+	// sessionID is the first sessionId of the transcript. sid holds, per
+	// line, where the line's sessionId value starts when it is that one,
+	// written so that pass two can overwrite it where it stands, else -1.
+	sessionID string
+	sid       []int32
+	// length holds each line's length, for pass two to check that the line
+	// it reads is the one pass one checked.
+	length   []int32
 	turns    int
 	spillDir string
 
@@ -95,6 +102,13 @@ type plan struct {
 	expired, removed, apiErrors, interrupted, trimmed int
 	deniedSeen, glancesSeen, largeSeen                int
 }
+
+// Bits of plan.flags beside the relinkFields ones.
+const (
+	refBits     = 1<<len(relinkFields) - 1
+	lineDropped = 1 << len(relinkFields)
+	lineEdited  = 1 << (len(relinkFields) + 1)
+)
 
 // lineEdit is what changes in one kept line.
 type lineEdit struct {
@@ -115,7 +129,7 @@ type replacement struct {
 // every change. It keeps a small index: the calls, the main-thread results,
 // and the few entries it will drop; never the bodies.
 func buildPlan(r io.Reader, o options) (*plan, error) {
-	p := &plan{drop: map[int]bool{}, dropped: map[string]string{}, edits: map[int]*lineEdit{}}
+	p := &plan{dropped: map[string]string{}, edits: map[int]*lineEdit{}}
 	calls := map[string]*call{}
 	var results []*result
 	var refs []toolRef
@@ -126,8 +140,10 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	}
 	var apiErrs []apiErr
 	seenMsg := map[string]bool{}
+	glance := glances{}
 
-	err := transcript.Scan(r, func(n int, e *transcript.Entry, err error) error {
+	counted := &countingReader{r: r}
+	err := transcript.Scan(counted, func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -139,8 +155,12 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 				set |= 1 << i
 			}
 		}
-		p.refs = append(p.refs, set)
-		p.sid = append(p.sid, sessionIDAt(raw, e))
+		p.flags = append(p.flags, set)
+		if p.sessionID == "" && e.SessionID != "" {
+			p.sessionID = e.SessionID
+		}
+		p.sid = append(p.sid, sessionIDAt(raw, e, p.sessionID))
+		p.length = append(p.length, int32(len(raw))) // at most transcript.MaxLineBytes
 		if p.cwd == "" && e.UUID != "" && e.Cwd != "" {
 			p.cwd = e.Cwd
 		}
@@ -167,7 +187,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		for _, b := range e.ToolUses() {
 			c := &call{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
 			if b.Name == "Bash" {
-				if cmd := b.Input.Get("command"); cmd.Type == gjson.String && ephemeral.IsEphemeral(cmd.Str) {
+				if cmd := b.Input.Get("command"); cmd.Type == gjson.String && glance.is(cmd.Str) {
 					c.cmd = strings.Clone(cmd.Str)
 				}
 			}
@@ -191,6 +211,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	if p.lines == 0 {
 		return nil, errors.New("the transcript is empty")
 	}
+	p.size = counted.n
 	p.spillDir = o.spillDir
 	if p.spillDir == "" && o.trim {
 		if p.cwd == "" {
@@ -290,15 +311,56 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 const uuidLen = 36
 
 // sessionIDAt is where pass two can overwrite the line's session id in
-// place: the offset of its opening quote when the value is a UUID-long
+// place: the offset of its opening quote when the value is id, a UUID-long
 // string written without escapes, else -1.
-func sessionIDAt(raw []byte, e *transcript.Entry) int32 {
+func sessionIDAt(raw []byte, e *transcript.Entry, id string) int32 {
 	at := e.SessionIDIndex
-	if at <= 0 || at > math.MaxInt32 || len(e.SessionID) != uuidLen || at+uuidLen+2 > len(raw) ||
-		raw[at] != '"' || raw[at+uuidLen+1] != '"' || string(raw[at+1:at+1+uuidLen]) != e.SessionID {
+	if at <= 0 || at > math.MaxInt32 || e.SessionID != id || !sessionIDIsAt(raw, at, id) {
 		return -1
 	}
 	return int32(at)
+}
+
+// sessionIDIsAt reports whether raw holds, from at, the UUID-long id
+// quoted and without escapes.
+func sessionIDIsAt(raw []byte, at int, id string) bool {
+	return len(id) == uuidLen && at >= 0 && at+uuidLen+2 <= len(raw) &&
+		raw[at] == '"' && raw[at+uuidLen+1] == '"' && string(raw[at+1:at+1+uuidLen]) == id
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// glances memoizes ephemeral.IsEphemeral: a session runs the same few
+// commands (git status, ls) again and again, and parsing each as shell was
+// measured at 7% of prune-session's CPU on the bench's 200 MB transcript,
+// all of it on the goroutine that builds the plan while the others parse.
+type glances map[string]bool
+
+// maxMemoCommand bounds the commands glances remembers, so that its memory
+// stays small whatever the session: the commands that repeat are short,
+// and a long one (a heredoc) is mostly run once.
+const maxMemoCommand = 256
+
+func (g glances) is(cmd string) bool {
+	if len(cmd) > maxMemoCommand {
+		return ephemeral.IsEphemeral(cmd)
+	}
+	is, ok := g[cmd]
+	if !ok {
+		is = ephemeral.IsEphemeral(cmd)
+		g[strings.Clone(cmd)] = is
+	}
+	return is
 }
 
 // older returns all of rs but the last keep.
@@ -314,6 +376,7 @@ func (p *plan) edit(line int) *lineEdit {
 	if e == nil {
 		e = &lineEdit{}
 		p.edits[line] = e
+		p.flags[line-1] |= lineEdited
 	}
 	return e
 }
@@ -333,7 +396,8 @@ func (p *plan) removeBlock(line int, uuid, parent string, block, blocks int) {
 }
 
 func (p *plan) dropLine(line int, uuid, parent string) {
-	p.drop[line] = true
+	p.flags[line-1] |= lineDropped
+	p.flags[line-1] &^= lineEdited
 	delete(p.edits, line)
 	if uuid != "" {
 		p.dropped[uuid] = parent

@@ -1,7 +1,6 @@
 package prunesession
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +18,6 @@ import (
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
-// writeBufferSize batches the output into large writes.
-const writeBufferSize = 64 << 10
-
 // rewriter is pass two: it streams the transcript again and writes every
 // kept line, changed where the plan says, with the fork's session id.
 type rewriter struct {
@@ -34,9 +30,16 @@ type rewriter struct {
 }
 
 // rewrite copies src to dst following the plan.
-func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
-	w := bufio.NewWriterSize(dst, writeBufferSize)
-	rd := transcript.NewReader(src)
+func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) (err error) {
+	w := newChunkWriter(dst)
+	defer func() {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	// Pass two reads what pass one read and no more: a live session may
+	// have appended lines since, which pass one has not checked.
+	rd := transcript.NewReader(io.LimitReader(src, rw.p.size))
 	for {
 		raw, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -46,7 +49,10 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 			return err
 		}
 		n := rd.Line()
-		if rw.p.drop[n] {
+		if n > rw.p.lines || int(rw.p.length[n-1]) != len(raw) {
+			return errChanged
+		}
+		if rw.p.flags[n-1]&lineDropped != 0 {
 			continue
 		}
 		if err := rw.write(w, n, raw); err != nil {
@@ -54,33 +60,43 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		}
 	}
 	if rd.Line() != rw.p.lines {
-		return fmt.Errorf("the transcript changed while it was read (%d lines, then %d): run again", rw.p.lines, rd.Line())
+		return errChanged
 	}
-	return w.Flush()
+	return nil
 }
 
+// errChanged is the error of a transcript whose lines pass one read are no
+// longer as it read them.
+var errChanged = errors.New("the transcript changed while it was read: run again")
+
 // write writes line n as the fork holds it.
-func (rw *rewriter) write(w *bufio.Writer, n int, raw []byte) error {
-	if at := int(rw.p.sid[n-1]); at >= 0 && len(rw.newID) == uuidLen && rw.p.edits[n] == nil && !rw.relinks(n, raw) {
+func (rw *rewriter) write(w *chunkWriter, n int, raw []byte) error {
+	at := int(rw.p.sid[n-1])
+	if at >= 0 && !sessionIDIsAt(raw, at, rw.p.sessionID) {
+		return errChanged
+	}
+	if at >= 0 && len(rw.newID) == uuidLen && rw.p.flags[n-1]&lineEdited == 0 && !rw.relinks(n, raw) {
 		// Most lines: as they stand but for the session id, written
 		// around it instead of copied and patched.
 		w.Write(raw[:at+1])
 		w.WriteString(rw.newID)
 		w.Write(raw[at+1+uuidLen:])
-		return w.WriteByte('\n')
+		w.WriteByte('\n')
+		return nil
 	}
 	out, err := rw.line(n, raw)
 	if err != nil {
 		return &transcript.LineError{Line: n, Err: err}
 	}
 	w.Write(out)
-	return w.WriteByte('\n')
+	w.WriteByte('\n')
+	return nil
 }
 
 // relinks reports whether line n names a dropped entry, so that relink has
 // work to do.
 func (rw *rewriter) relinks(n int, raw []byte) bool {
-	refs := rw.p.refs[n-1]
+	refs := rw.p.flags[n-1] & refBits
 	if refs == 0 || len(rw.p.dropped) == 0 {
 		return false
 	}
@@ -108,7 +124,7 @@ func (rw *rewriter) line(n int, raw []byte) ([]byte, error) {
 		}
 		moved = true
 	}
-	if refs := rw.p.refs[n-1]; refs != 0 && len(rw.p.dropped) > 0 {
+	if refs := rw.p.flags[n-1] & refBits; refs != 0 && len(rw.p.dropped) > 0 {
 		var relinked bool
 		if out, relinked, err = rw.relink(out, refs); err != nil {
 			return nil, err
@@ -126,7 +142,7 @@ func (rw *rewriter) line(n int, raw []byte) ([]byte, error) {
 }
 
 // relinkFields are the fields that name another entry by uuid, in the order
-// of the bits of plan.refs.
+// of the bits of plan.flags.
 var relinkFields = [...]string{"parentUuid", "logicalParentUuid", "leafUuid"}
 
 // relink points references to dropped entries at their nearest kept
