@@ -77,7 +77,7 @@ func TestRewriteChanged(t *testing.T) {
 	read := a + b
 	tests := []struct {
 		name, then, want string
-		err             error
+		err              error
 	}{
 		{"unchanged", read, strings.ReplaceAll(read, oldID, newID), nil},
 		{"appended", read + line("c", `"b"`, "three"), strings.ReplaceAll(read, oldID, newID), nil},
