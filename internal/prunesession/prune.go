@@ -113,10 +113,15 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 			return err
 		}
 		defer f.Close()
+		finish := func() error { return nil }
 		if out, ok := w.(*os.File); ok {
-			w = withWriteback(out)
+			w, finish = withWriteback(out)
 		}
-		return rw.rewrite(f, w)
+		err = rw.rewrite(f, w)
+		if ferr := finish(); err == nil {
+			err = ferr
+		}
+		return err
 	}
 	if dry {
 		if err := copySessionDir(transcript.SessionDir(src), "", oldID, newID); err != nil {

@@ -9,4 +9,6 @@ import (
 
 // withWriteback is f itself where sync_file_range is not available (see
 // writeback_linux.go).
-func withWriteback(f *os.File) io.Writer { return f }
+func withWriteback(f *os.File) (io.Writer, func() error) {
+	return f, func() error { return nil }
+}
