@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -109,3 +111,109 @@ var errFailing = errors.New("disk full")
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errFailing }
+
+// cut is what a pipeline's reader makes of in: each line, or its error.
+func cut(t *testing.T, r io.Reader, maxLine int) []string {
+	t.Helper()
+	p := newPipeline(1)
+	p.maxLine = maxLine
+	defer close(p.stop)
+	go p.readBatches(r)
+	var got []string
+	for b := range p.order {
+		<-p.work
+		for i, l := range b.lines {
+			if b.errs[i] != nil {
+				got = append(got, fmt.Sprintf("%d error: %v", b.first+i, b.errs[i]))
+			} else {
+				got = append(got, fmt.Sprintf("%d %q", b.first+i, l))
+			}
+		}
+		if b.tail != nil {
+			got = append(got, fmt.Sprintf("tail: %v", b.tail))
+		}
+	}
+	return got
+}
+
+// read is what a Reader makes of in, in cut's form.
+func read(r io.Reader) []string {
+	rd := NewReader(r)
+	var got []string
+	for {
+		l, err := rd.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return got
+		case err != nil:
+			var le *LineError
+			if !errors.As(err, &le) {
+				return append(got, fmt.Sprintf("tail: %v", err))
+			}
+			got = append(got, fmt.Sprintf("%d error: %v", rd.Line(), err))
+		default:
+			got = append(got, fmt.Sprintf("%d %q", rd.Line(), l))
+		}
+	}
+}
+
+// TestReadBatches: the batches hold the lines a Reader reads, whatever the
+// sizes of the reads, lines longer than a batch included.
+func TestReadBatches(t *testing.T) {
+	long := strings.Repeat("y", batchBytes+readChunk+3)
+	inputs := map[string]string{
+		"empty":                  "",
+		"one line":               "a\n",
+		"no final newline":       "a\nb",
+		"empty lines":            "\n\na\n\n",
+		"carriage returns":       "a\r\nb\r\n\r",
+		"many batches":           numbered(1500),
+		"a line longer than one": "a\n" + long + "\nb\n" + long,
+		"only a long line":       long,
+	}
+	readers := map[string]func(string) io.Reader{
+		"whole":    func(s string) io.Reader { return strings.NewReader(s) },
+		"one byte": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		"halves":   func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
+		"data+EOF": func(s string) io.Reader { return iotest.DataErrReader(strings.NewReader(s)) },
+	}
+	for name, in := range inputs {
+		for rname, r := range readers {
+			if rname == "one byte" && len(in) > 1<<20 {
+				continue // slow, and halves covers the boundaries
+			}
+			t.Run(name+"/"+rname, func(t *testing.T) {
+				want := read(strings.NewReader(in))
+				if diff := cmp.Diff(want, cut(t, r(in), MaxLineBytes)); diff != "" {
+					t.Errorf("(-Reader +batches):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestReadBatchesLimits: a line over the limit is reported in its place and
+// skipped, and a read error ends the batches after the whole lines before
+// it.
+func TestReadBatchesLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		r    io.Reader
+		want []string
+	}{
+		{"over the limit", strings.NewReader("abc\nabcdefgh\nab\nabcdefghij"), []string{
+			`1 "abc"`, "2 error: line 2: line longer than 64 MiB", `3 "ab"`, "4 error: line 4: line longer than 64 MiB"}},
+		{"over the limit, read a byte at a time", iotest.OneByteReader(strings.NewReader("abcdefgh\nab\n")), []string{
+			"1 error: line 1: line longer than 64 MiB", `2 "ab"`}},
+		{"at the limit", strings.NewReader("abcde\n"), []string{`1 "abcde"`}},
+		{"read error", io.MultiReader(strings.NewReader("a\nb\nhalf"), iotest.ErrReader(errFailing)), []string{
+			`1 "a"`, `2 "b"`, "tail: disk full"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, cut(t, tt.r, 5)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
