@@ -75,11 +75,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
 
-	p, err := hook.ReadPayload(stdin)
+	// A large tool result's body is checked on the other core while it is
+	// written to the spill file; nothing is printed before the verdict.
+	p, wait, err := hook.ReadPayloadLazily(stdin)
 	if err != nil {
 		return c.Fail(err)
 	}
-	out, err := run(p, o, *wb)
+	out, written, err := run(p, o, *wb)
+	if werr := wait(); werr != nil {
+		// The payload was bad after all: what was spilled from it goes.
+		for _, path := range written {
+			os.Remove(path)
+		}
+		return c.Fail(werr)
+	}
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -105,9 +114,11 @@ type spillable struct {
 }
 
 // run decides and does the work; a nil output means "print nothing".
-func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
+// written names the spill files it wrote for the output; on an error it
+// has removed them itself.
+func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written []string, err error) {
 	if p.Event() != "PostToolUse" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tool := p.ToolName()
 	// From the members ReadPayload found: a view into the payload, neither
@@ -117,43 +128,42 @@ func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
 	if objectTools[tool] && !resp.IsObject() {
 		// Checked before --main-only: a malformed payload is reported
 		// whoever made the call.
-		return nil, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(resp))
+		return nil, nil, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(resp))
 	}
 	if o.mainOnly && !p.IsMainThread() || editTools[tool] || !resp.Exists() {
-		return nil, nil
+		return nil, nil, nil
 	}
 	top := members(resp.Raw)
 	switch {
 	case tool == "Read" && resp.IsObject() && lookup(top, "type").String() != "text":
-		return nil, nil // an image, PDF or notebook: not text to spill
+		return nil, nil, nil // an image, PDF or notebook: not text to spill
 	case tool == "Bash" && lookup(top, "isImage").Bool():
-		return nil, nil // stdout is a data: URL Claude Code turns into an image
+		return nil, nil, nil // stdout is a data: URL Claude Code turns into an image
 	}
 
 	todo, err := overThreshold(p, tool, resp.Raw, top, o.threshold)
 	if err != nil || len(todo) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	root, err := hook.WorkbenchRoot(wbFlag, p.Cwd())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dir := spill.Dir(root)
 	if readsSpill(p, tool, root, dir) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := spill.Prepare(dir); err != nil {
-		return nil, fmt.Errorf("cannot use the spill folder: %v", err)
+		return nil, nil, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
 
-	var written []string
-	fail := func(err error) (*hook.Output, error) {
+	fail := func(err error) (*hook.Output, []string, error) {
 		// The model gets the original output; files it will never hear of
 		// would only hold a second copy of it.
 		for _, path := range written {
 			os.Remove(path)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	reps := make([]string, len(todo))
 	for i, s := range todo {
@@ -175,7 +185,7 @@ func run(p *hook.Payload, o options, wbFlag string) (*hook.Output, error) {
 			return fail(err)
 		}
 	}
-	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated), nil
+	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated), written, nil
 }
 
 // persistedFields name Claude Code's own copy of a Bash output over 30,000

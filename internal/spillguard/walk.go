@@ -1,6 +1,7 @@
 package spillguard
 
 import (
+	"encoding/binary"
 	"io"
 	"slices"
 	"strings"
@@ -110,9 +111,10 @@ func decodeString(body string) string {
 // decodeChunk is how much decoded text writeDecoded hands on at a time.
 const decodeChunk = 256 << 10
 
-// decodeSlack is how far decodeSome may run past its limit: a \u escape
-// decoded just below it (up to 4 bytes), or the rest of a character.
-const decodeSlack = 2 * utf8.UTFMax
+// decodeSlack is how far decodeSome may run past its limit: the eight
+// bytes of its last step, then a \u escape (up to 4 bytes) or the rest of a
+// character.
+const decodeSlack = 8 + 2*utf8.UTFMax
 
 // decodeBuffer is a buffer decodeSome never has to grow for body: decoded
 // text is never longer than its escaped form. A short body gets a short
@@ -155,9 +157,11 @@ func decodedChars(body string) int {
 // character: a chunk never splits one), and returns how many bytes of body
 // it used.
 //
-// It copies byte by byte into dst's spare room rather than appending runs
-// found with IndexByte: text like a log has an escaped newline every few
-// bytes, and a call per run cost a quarter more on the 50 MB benchmark.
+// It copies eight bytes a step into dst's spare room, up to the next
+// backslash, rather than appending runs found with IndexByte: text like a
+// log has an escaped newline every few bytes, and a call per run cost a
+// quarter more on the 50 MB benchmark. The eight-byte steps took that case
+// from 38 ms to XX ms against copying byte by byte.
 func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 	start := len(dst)
 	limit = min(limit, len(body))
@@ -165,17 +169,27 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 	d := dst[start : start+limit+decodeSlack]
 	i, j := 0, 0
 	for i < len(body) && j < limit {
-		c := body[i]
-		if c != '\\' {
+		if i+8 <= len(body) {
+			// All eight bytes are written; those from the backslash on
+			// are written over next.
+			x := jsonscan.Word(body, i)
+			binary.LittleEndian.PutUint64(d[j:], x)
+			k := jsonscan.IndexInWord(x, '\\')
+			i, j = i+k, j+k
+			if k == 8 {
+				continue
+			}
+		} else if c := body[i]; c != '\\' {
 			d[j] = c
 			i++
 			j++
 			continue
 		}
+		// body[i] is a backslash.
 		if i+1 >= len(body) {
 			return dst[:start+j], len(body)
 		}
-		c = body[i+1]
+		c := body[i+1]
 		i += 2
 		switch c {
 		case 'b':

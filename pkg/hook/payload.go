@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -38,31 +37,86 @@ var stringFields = []string{
 // object, valid UTF-8, with a string hook_event_name and correctly typed
 // common fields. The error says in one line what is wrong.
 func ReadPayload(r io.Reader) (*Payload, error) {
-	raw, release, err := readAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading stdin: %v", err)
+	p, wait, err := ReadPayloadLazily(r)
+	if err == nil {
+		err = wait()
 	}
-	p, err := ParsePayload(raw)
 	if err != nil {
-		release()
 		return nil, err
 	}
 	return p, nil
 }
 
+// ReadPayloadLazily is ReadPayload for a hook that works on the payload's
+// long strings (spill-guard writing a 50 MB tool result to a file): it
+// returns once everything but the bodies of those strings is validated,
+// and checks the bodies on another core while the hook goes on. wait
+// returns the verdict on them: nil, or the error ReadPayload would have
+// returned. Until wait has returned nil, a long string may hold invalid
+// escapes or UTF-8: use it only in ways undone when wait fails (a temporary
+// file that is then removed), and print nothing of it. Everything else the
+// payload holds (its shape, its keys, its short strings) is checked before
+// it returns. wait may be called more than once.
+func ReadPayloadLazily(r io.Reader) (p *Payload, wait func() error, err error) {
+	raw, release, err := readAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading stdin: %v", err)
+	}
+	p, bodies, err := parse(raw)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return p, func() error {
+		err := bodies()
+		if err != nil {
+			release()
+		}
+		return err
+	}, nil
+}
+
 // ParsePayload validates raw as ReadPayload does.
 func ParsePayload(raw []byte) (*Payload, error) {
+	p, wait, err := parse(raw)
+	if err == nil {
+		err = wait()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parse is ParsePayload with the long string bodies checked in the
+// background (see ReadPayloadLazily).
+func parse(raw []byte) (*Payload, func() error, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
-		return nil, errors.New("empty stdin: expected a hook payload (a JSON object)")
+		return nil, nil, errors.New("empty stdin: expected a hook payload (a JSON object)")
 	}
-	validUTF8, validJSON := validate(raw)
-	if !validUTF8 {
-		return nil, errors.New("stdin is not valid UTF-8")
+	v := startValidation(raw)
+	if err := v.skeleton(); err != nil {
+		return nil, nil, err
 	}
-	if !validJSON {
-		return nil, fmt.Errorf("stdin is not valid JSON (%d bytes)", len(raw))
+	// From here the shape of the payload is known good: the walks below
+	// find every member where a parser would.
+	p, err := parseMembers(raw, trimmed)
+	if err != nil {
+		// A bad body makes the payload invalid JSON or UTF-8, which is
+		// the error to report, as ReadPayload always has, before a
+		// wrongly typed field.
+		if berr := v.bodies(); berr != nil {
+			return nil, nil, berr
+		}
+		return nil, nil, err
 	}
+	return p, v.bodies, nil
+}
+
+// parseMembers reads the top-level members of a payload whose shape is
+// valid and checks the common fields' types.
+func parseMembers(raw, trimmed []byte) (*Payload, error) {
 	if trimmed[0] != '{' {
 		return nil, errors.New("stdin is not a JSON object")
 	}
@@ -105,23 +159,6 @@ func member(value string, at int) gjson.Result {
 	}
 	r.Index = at
 	return r
-}
-
-// parallelValidation is the payload size from which the UTF-8 and the JSON
-// checks run on two cores at once. Both are linear scans; on a 50 MB tool
-// result each takes tens of milliseconds, while below this size a goroutine
-// costs more than it saves.
-const parallelValidation = 1 << 20
-
-// validate reports whether raw is valid UTF-8 and valid JSON.
-func validate(raw []byte) (validUTF8, validJSON bool) {
-	if len(raw) < parallelValidation {
-		return utf8.Valid(raw), jsonscan.Valid(view(raw))
-	}
-	done := make(chan bool)
-	go func() { done <- utf8.Valid(raw) }()
-	validJSON = jsonscan.Valid(view(raw))
-	return <-done, validJSON
 }
 
 // Get returns the value at a gjson path. A path whose first component is a

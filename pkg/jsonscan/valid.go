@@ -14,21 +14,41 @@ const LongString = 1024
 // documents whose bulk is long strings: a hook payload carrying a 50 MB
 // tool result, a transcript line holding a long file read.
 //
-// gjson checks a string byte by byte. Valid finds the strings with
-// StringEnd (a lexer's view of where strings are needs no other syntax: out
-// of a string every quote opens one), checks the bodies of long ones eight
-// bytes at a step (ValidStringBody), and hands gjson.Valid the rest: the
-// document with those bodies cut out. The two checks together accept
-// exactly what gjson.Valid accepts; FuzzValid compares them.
-func Valid(s string) bool { return valid(s, LongString) }
-
-// valid is Valid with bodies of long bytes or more checked apart.
-func valid(s string, long int) bool {
-	if len(s) < long+2 {
-		return gjson.Valid(s) // no string in it is long: skip the scan
+// gjson checks a string byte by byte. Valid splits s (Split): the bodies of
+// its long strings are checked eight bytes at a step (ValidStringBody), and
+// gjson.Valid checks the rest, the document with those bodies cut out. The
+// two checks together accept exactly what gjson.Valid accepts; FuzzValid
+// compares them.
+func Valid(s string) bool {
+	skeleton, bodies := Split(s, LongString)
+	if !gjson.Valid(skeleton) {
+		return false
 	}
-	var skeleton []byte // allocated when a long string is met
-	last := 0           // s[last:] is not yet in skeleton
+	for _, b := range bodies {
+		if !ValidStringBody(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// Split cuts the bodies of the strings of s that are long bytes or longer
+// out of s: skeleton is s with each of them emptied (its quotes kept), and
+// bodies are the cut bodies, in order, as substrings of s. s is valid JSON
+// if and only if skeleton is and every body passes ValidStringBody; and
+// valid UTF-8 if and only if skeleton and every body are (a cut is always
+// next to a quote, which no multi-byte character holds).
+//
+// A lexer's view of where strings are needs no other syntax: out of a
+// string, every quote opens one, and StringEnd finds where it closes. So
+// the cuts are where a parser would see the strings, whatever else is wrong
+// with s.
+func Split(s string, long int) (skeleton string, bodies []string) {
+	if len(s) < long+2 {
+		return s, nil // no string in it is long: skip the scan
+	}
+	var skel []byte // allocated when a long string is met
+	last := 0       // s[last:] is not yet in skel
 	for i := 0; i < len(s); {
 		q := indexQuote(s, i)
 		if q < 0 {
@@ -36,21 +56,19 @@ func valid(s string, long int) bool {
 		}
 		end := StringEnd(s, q)
 		if end-q-2 >= long && s[end-1] == '"' {
-			if !ValidStringBody(s[q+1 : end-1]) {
-				return false
+			if skel == nil {
+				skel = make([]byte, 0, 4096)
 			}
-			if skeleton == nil {
-				skeleton = make([]byte, 0, 4096)
-			}
-			skeleton = append(skeleton, s[last:q+1]...)
+			skel = append(skel, s[last:q+1]...)
+			bodies = append(bodies, s[q+1:end-1])
 			last = end - 1
 		}
 		i = end
 	}
-	if skeleton == nil {
-		return gjson.Valid(s)
+	if skel == nil {
+		return s, nil
 	}
-	return gjson.ValidBytes(append(skeleton, s[last:]...))
+	return string(append(skel, s[last:]...)), bodies
 }
 
 // indexQuote is strings.IndexByte(s[i:], '"') + i, or -1: the text between
@@ -192,3 +210,15 @@ func hex4(s string, i int) bool {
 var escapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// Word returns s[i:i+8] as a little-endian word, for code that tests eight
+// bytes of a string at once.
+func Word(s string, i int) uint64 { return load8(s, i) }
+
+// IndexInWord returns the index (0 to 7) of the first byte of the word x
+// equal to c, or 8 when none is.
+func IndexInWord(x uint64, c byte) int {
+	y := x ^ ones*uint64(c)
+	// Exact for the first match: a false alarm only follows a true one.
+	return bits.TrailingZeros64((y-ones)&^y&highs) / 8 // 64 / 8 when none
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -15,6 +16,16 @@ var validCases = []string{
 	`{"a":"tab	here"}`, "{\"a\":\"nl\nhere\"}", `{"a":"b",}`, `{"a" "b"}`, `{"a":"b""c"}`,
 	`"\`, `"\\`, `"abc\"`, `{"a":"b"}x`, ` {"a" : "b" } `, `{"a":"` + "\x7f\x80\xff" + `"}`,
 	`{"a":"b"}{"c":"d"}`, `[""]`, `["",""]`, `[1,]`, `{"":""}`,
+}
+
+// validAt is Valid with the strings of long bytes or more cut out.
+func validAt(s string, long int) bool {
+	skeleton, bodies := Split(s, long)
+	ok := gjson.Valid(skeleton)
+	for _, b := range bodies {
+		ok = ok && ValidStringBody(b)
+	}
+	return ok
 }
 
 // TestValidAgreesWithGjson checks every case at every long-string cut, so
@@ -29,8 +40,8 @@ func TestValidAgreesWithGjson(t *testing.T) {
 	for _, c := range cases {
 		want := gjson.Valid(c)
 		for _, cut := range []int{0, 1, 2, 3, 8, 100, LongString} {
-			if got := valid(c, cut); got != want {
-				t.Errorf("valid(%.80q, %d) = %v, gjson.Valid says %v", c, cut, got, want)
+			if got := validAt(c, cut); got != want {
+				t.Errorf("validAt(%.80q, %d) = %v, gjson.Valid says %v", c, cut, got, want)
 			}
 		}
 		if got := Valid(c); got != want {
@@ -78,8 +89,17 @@ func FuzzValid(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, cut uint8) {
 		want := gjson.Valid(s)
-		if got := valid(s, int(cut)); got != want {
-			t.Fatalf("valid(%q, %d) = %v, gjson.Valid says %v", s, cut, got, want)
+		if got := validAt(s, int(cut)); got != want {
+			t.Fatalf("validAt(%q, %d) = %v, gjson.Valid says %v", s, cut, got, want)
+		}
+		// UTF-8 can be checked on the pieces too.
+		skeleton, bodies := Split(s, int(cut))
+		pieces := utf8.ValidString(skeleton)
+		for _, b := range bodies {
+			pieces = pieces && utf8.ValidString(b)
+		}
+		if pieces != utf8.ValidString(s) {
+			t.Fatalf("Split(%q, %d): UTF-8 of the pieces %v, of the whole %v", s, cut, pieces, !pieces)
 		}
 	})
 }
@@ -110,6 +130,19 @@ func BenchmarkValid(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+func TestIndexInWord(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{
+		{`abcdefgh`, 8}, {`\bcdefgh`, 0}, {`abc\efgh`, 3}, {`abcdefg\`, 7}, {`a\\\\\\\\`, 1}, {"\x00\x01\\\xff\x80\x5b\x5d\x5c", 2},
+	} {
+		if got := IndexInWord(Word(tc.s, 0), '\\'); got != tc.want {
+			t.Errorf("IndexInWord(%q, '\\\\') = %d, want %d", tc.s, got, tc.want)
 		}
 	}
 }
