@@ -1,6 +1,9 @@
 package spillguard
 
 import (
+	"bytes"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +32,43 @@ func TestDropPersisted(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBadBodyLeavesNothing: a tool result over a megabyte is written to its
+// spill file while its body is still being checked (ReadPayloadLazily).
+// When the body turns out bad, spill-guard fails as for any bad payload,
+// prints nothing, and the spill file it wrote is gone.
+func TestBadBodyLeavesNothing(t *testing.T) {
+	good := strings.Repeat(`a line of output\n`, 100_000)
+	for _, tc := range []struct {
+		name, body, wantErr string
+	}{
+		{"bad escape at the end", good + `\q`, "spill-guard: stdin is not valid JSON ("},
+		{"control byte in the middle", good[:1<<20] + "\x07" + good[1<<20:], "spill-guard: stdin is not valid JSON ("},
+		{"bad UTF-8 at the start", "\xc3(" + good, "spill-guard: stdin is not valid UTF-8\n"},
+		{"good", good, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wb := t.TempDir()
+			stdin := `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_1","cwd":"/",` +
+				`"tool_input":{"command":"./build"},"tool_response":{"stdout":"` + tc.body + `","stderr":""}}`
+			var stdout, stderr bytes.Buffer
+			code := Main([]string{"--workbench", wb}, strings.NewReader(stdin), &stdout, &stderr)
+			files, _ := filepath.Glob(filepath.Join(wb, "spill", "*"))
+			if tc.wantErr == "" {
+				if code != 0 || stdout.Len() == 0 || len(files) != 1 {
+					t.Fatalf("exit %d, %d bytes out, files %q, stderr %q; want a spill", code, stdout.Len(), files, stderr.String())
+				}
+				return
+			}
+			if code != 1 || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), tc.wantErr) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("exit %d, stdout %d bytes, stderr %q; want exit 1, nothing, one line starting %q", code, stdout.Len(), stderr.String(), tc.wantErr)
+			}
+			if len(files) != 0 {
+				t.Errorf("left in spill/: %q", files)
 			}
 		})
 	}
