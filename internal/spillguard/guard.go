@@ -1,7 +1,6 @@
 package spillguard
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -173,11 +172,9 @@ func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written [
 		}
 		written = append(written, f.Path)
 		f.Note = s.note
-		text, err := json.Marshal(f.Text())
-		if err != nil {
-			return fail(err)
-		}
-		reps[i] = string(text)
+		// gjson encodes as encoding/json does valid UTF-8, without its
+		// first-call cost (see hook.Output.Set).
+		reps[i] = string(gjson.AppendJSONString(nil, f.Text()))
 	}
 	updated := splice(resp.Raw, todo, reps)
 	if slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" }) {

@@ -17,6 +17,9 @@ func readGrowing(r io.Reader) (b []byte, release func(), err error) {
 	release = func() {}
 	for {
 		if len(b) == cap(b) {
+			if cap(b) == firstReadBuffer {
+				widenPipe(r)
+			}
 			b, release = largeBuffer(b, release)
 		}
 		n, err := r.Read(b[len(b):cap(b)])
