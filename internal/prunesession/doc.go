@@ -10,7 +10,10 @@
 // <new-id>.jsonl, with every sessionId rewritten and the session folder
 // (subagent transcripts) copied to <new-id>/, where a flower-fork.json
 // names the original (transcript.ForkMarker; Claude Code ignores it,
-// context-audit reports it). Both are written atomically.
+// context-audit reports it). Both are written atomically. The transcript is
+// read twice (a plan, then the fork): lines a live session appends in
+// between are left out of the fork, and a transcript whose lines change in
+// between is refused.
 // On the main thread:
 //  1. glance results (Bash commands package ephemeral calls glances) but the
 //     most recent --keep-recent expire: their body becomes a note naming the
