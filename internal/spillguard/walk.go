@@ -3,6 +3,7 @@ package spillguard
 import (
 	"encoding/binary"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -170,15 +171,39 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 	i, j := 0, 0
 	for i < len(body) && j < limit {
 		if i+8 <= len(body) {
-			// All eight bytes are written; those from the backslash on
-			// are written over next.
 			x := jsonscan.Word(body, i)
-			binary.LittleEndian.PutUint64(d[j:], x)
-			k := jsonscan.IndexInWord(x, '\\')
-			i, j = i+k, j+k
-			if k == 8 {
+			eq := jsonscan.EqualBytes(x, '\\')
+			if eq == 0 {
+				binary.LittleEndian.PutUint64(d[j:], x)
+				i, j = i+8, j+8
 				continue
 			}
+			k := bits.TrailingZeros64(eq) / 8
+			if eq&(eq-1) == 0 {
+				// One backslash, making a two-byte escape (log text's
+				// escaped newlines): the next step starts past the word,
+				// or past the escape when it ends the word, wherever the
+				// backslash was, so no step waits on where the last escape
+				// was found.
+				before := x & (1<<(8*k) - 1)
+				if k < 7 {
+					if c := uint64(shortEscapes[byte(x>>(8*k+8))]); c != 0 {
+						binary.LittleEndian.PutUint64(d[j:], before|c<<(8*k)|x>>(8*k+16)<<(8*k+8))
+						i, j = i+8, j+7
+						continue
+					}
+				} else if i+8 < len(body) {
+					if c := uint64(shortEscapes[body[i+8]]); c != 0 {
+						binary.LittleEndian.PutUint64(d[j:], before|c<<56)
+						i, j = i+9, j+8
+						continue
+					}
+				}
+			}
+			// Up to the backslash; the escape is decoded below, and the
+			// bytes after it are written over.
+			binary.LittleEndian.PutUint64(d[j:], x)
+			i, j = i+k, j+k
 		} else if c := body[i]; c != '\\' {
 			d[j] = c
 			i++
@@ -236,6 +261,10 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 	}
 	return dst[:start+j], i
 }
+
+// shortEscapes maps the byte after a backslash to the byte the two make,
+// for the escapes of one byte; 0 for \u and for what is no escape.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // hex4 reads the four hex digits at s[i:], or returns -1.
 func hex4(s string, i int) rune {

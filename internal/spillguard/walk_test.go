@@ -158,3 +158,31 @@ func TestWriteDecodedAllocatesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeEscapeAtEveryOffset: decodeSome takes eight bytes a step, with
+// shortcuts for a word holding one escape; put every kind of escape at
+// every offset of the first two words, alone and in pairs, and compare with
+// encoding/json.
+func TestDecodeEscapeAtEveryOffset(t *testing.T) {
+	escapes := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\b`, `\f`, `\r`, `\u00e9`, `\ud83d\ude00`, `\ud800`, `é`}
+	for _, e1 := range escapes {
+		for _, e2 := range escapes {
+			for off := 0; off < 18; off++ {
+				for gap := 0; gap < 10; gap += 3 {
+					body := strings.Repeat("a", off) + e1 + strings.Repeat("b", gap) + e2 + "tail of the body"
+					var want string
+					if err := json.Unmarshal([]byte(`"`+body+`"`), &want); err != nil {
+						t.Fatal(err)
+					}
+					var sb strings.Builder
+					if err := writeDecoded(&sb, body); err != nil {
+						t.Fatal(err)
+					}
+					if sb.String() != want {
+						t.Fatalf("writeDecoded(%q) = %q, want %q", body, sb.String(), want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -120,10 +120,18 @@ func ValidStringBody(body string) bool {
 		if controlFlags(x) != 0 {
 			return false
 		}
-		bs := movemask(equalBytes(x, '\\'))
-		if bs|carry == 0 {
+		eq := equalBytes(x, '\\')
+		if eq|uint64(carry) == 0 {
 			continue
 		}
+		// The common case of text with escaped newlines: one backslash,
+		// not the last byte, escaping a one-byte escape within the word.
+		if carry == 0 && eq&(eq-1) == 0 {
+			if k := bits.TrailingZeros64(eq) / 8; k < 7 && shortEscapes[byte(x>>(8*k+8))] {
+				continue
+			}
+		}
+		bs := movemask(eq)
 		var esc uint
 		esc, carry = escapedBytes(bs, carry)
 		for esc != 0 { // validEscapes, inlined: this is the hot path of log text
@@ -206,6 +214,10 @@ func hex4(s string, i int) bool {
 	return i+4 <= len(s) && isHex(s[i]) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3])
 }
 
+// shortEscapes marks the bytes that make a two-byte escape after a
+// backslash: all of escapes but u.
+var shortEscapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
 // escapes marks the bytes that may follow an escaping backslash.
 var escapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
 
@@ -215,10 +227,6 @@ func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' ||
 // bytes of a string at once.
 func Word(s string, i int) uint64 { return load8(s, i) }
 
-// IndexInWord returns the index (0 to 7) of the first byte of the word x
-// equal to c, or 8 when none is.
-func IndexInWord(x uint64, c byte) int {
-	y := x ^ ones*uint64(c)
-	// Exact for the first match: a false alarm only follows a true one.
-	return bits.TrailingZeros64((y-ones)&^y&highs) / 8 // 64 / 8 when none
-}
+// EqualBytes returns a word with the high bit set in exactly the bytes of
+// the word x equal to c.
+func EqualBytes(x uint64, c byte) uint64 { return equalBytes(x, c) }

@@ -134,15 +134,40 @@ func BenchmarkValid(b *testing.B) {
 	}
 }
 
-func TestIndexInWord(t *testing.T) {
+func TestEqualBytes(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
-		want int
+		want uint64
 	}{
-		{`abcdefgh`, 8}, {`\bcdefgh`, 0}, {`abc\efgh`, 3}, {`abcdefg\`, 7}, {`a\\\\\\\\`, 1}, {"\x00\x01\\\xff\x80\x5b\x5d\x5c", 2},
+		{`abcdefgh`, 0}, {`\bcdefgh`, 0x80}, {`abc\efgh`, 0x80 << 24}, {`abcdefg\`, 0x80 << 56},
+		{`a\\\\\\\`, 0x8080808080808000}, {"\x00\x01\\\xff\x80\x5b\x5d\x5c", 0x80<<56 | 0x80<<16},
 	} {
-		if got := IndexInWord(Word(tc.s, 0), '\\'); got != tc.want {
-			t.Errorf("IndexInWord(%q, '\\\\') = %d, want %d", tc.s, got, tc.want)
+		if got := EqualBytes(Word(tc.s, 0), '\\'); got != tc.want {
+			t.Errorf("EqualBytes(%q, '\\\\') = %#x, want %#x", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestValidStringBodyEveryOffset: ValidStringBody takes eight bytes a step,
+// with a shortcut for a word holding one escape; put valid and invalid
+// escapes and control bytes at every offset of the first words, alone and
+// in pairs, and compare with gjson.
+func TestValidStringBodyEveryOffset(t *testing.T) {
+	pieces := []string{`\n`, `\"`, `\\`, `\/`, `\u00e9`, `\uD83D\uDE00`, `\x`, `\u12`, `\u12g4`, "\x1f", `\`, `\\\`, "é"}
+	for _, p1 := range pieces {
+		for _, p2 := range pieces {
+			for off := 0; off < 18; off++ {
+				for gap := 0; gap < 10; gap += 3 {
+					body := strings.Repeat("a", off) + p1 + strings.Repeat("b", gap) + p2 + "tail"
+					doc := `"` + body + `"`
+					if StringEnd(doc, 0) != len(doc) {
+						continue // an unescaped quote: not a body, by StringEnd
+					}
+					if want, got := gjson.Valid(doc), ValidStringBody(body); got != want {
+						t.Fatalf("ValidStringBody(%q) = %v, gjson says %v", body, got, want)
+					}
+				}
+			}
 		}
 	}
 }
