@@ -59,7 +59,12 @@ func TestCounter(t *testing.T) {
 }
 
 func TestContinuations(t *testing.T) {
-	for _, s := range []string{"", "a", "abcdefgh", "ééééééééé", "😀a😀bb😀ccc😀", strings.Repeat("日本語", 11), "\xff\x80\x80abc\xc3"} {
+	cases := []string{"", "a", "abcdefgh", "ééééééééé", "😀a😀bb😀ccc😀", strings.Repeat("日本語", 11), "\xff\x80\x80abc\xc3"}
+	// Each kind of byte at every offset of a 32-byte block and past it.
+	for off := 0; off < 70; off++ {
+		cases = append(cases, strings.Repeat("a", off)+"é"+strings.Repeat("b", 40), strings.Repeat("a", off)+"\x80")
+	}
+	for _, s := range cases {
 		want := 0
 		for i := 0; i < len(s); i++ {
 			if !utf8.RuneStart(s[i]) {
