@@ -132,7 +132,8 @@ func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written [
 	if o.mainOnly && !p.IsMainThread() || editTools[tool] || !resp.Exists() {
 		return nil, nil, nil
 	}
-	top := members(resp.Raw)
+	in := span{resp.Index, p.Ends()}
+	top := members(resp.Raw, in)
 	switch {
 	case tool == "Read" && resp.IsObject() && lookup(top, "type").String() != "text":
 		return nil, nil, nil // an image, PDF or notebook: not text to spill
@@ -140,7 +141,7 @@ func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written [
 		return nil, nil, nil // stdout is a data: URL Claude Code turns into an image
 	}
 
-	todo, err := overThreshold(p, tool, resp.Raw, top, o.threshold)
+	todo, err := overThreshold(p, tool, resp.Raw, in, top, o.threshold)
 	if err != nil || len(todo) == 0 {
 		return nil, nil, err
 	}
@@ -250,10 +251,10 @@ func lookup(ms []member, key string) gjson.Result {
 }
 
 // overThreshold returns the fields of resp to spill.
-func overThreshold(p *hook.Payload, tool, resp string, top []member, threshold int) ([]spillable, error) {
-	fields := objectFields(top)
+func overThreshold(p *hook.Payload, tool, resp string, in span, top []member, threshold int) ([]spillable, error) {
+	fields := objectFields(top, in)
 	if len(top) == 0 {
-		fields = stringFields(resp) // a string, as MCP tools give, or {}
+		fields = stringFields(resp, in) // a string, as MCP tools give, or {}
 	}
 	var todo []spillable
 	for _, f := range fields {

@@ -35,66 +35,58 @@ type member struct {
 // of each repeated key only: the one a gjson path names. It scans obj itself
 // rather than with gjson's ForEach, which decodes every string value it
 // passes: for a 50 MB stdout that is 100 MB of needless copies. obj must be
-// valid JSON (the payload was validated).
-func members(obj string) []member {
+// valid JSON (the payload was validated); in is where it lies in the
+// payload, whose long strings the walk steps over.
+func members(obj string, in span) []member {
 	var out []member
 	seen := map[string]bool{}
-	i := jsonscan.SkipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return nil
-	}
-	i++
-	for {
-		i = jsonscan.SkipSpace(obj, i)
-		if i >= len(obj) || obj[i] == '}' {
-			return out
+	in.ends.EachMember(obj, in.at, func(key, value string, at int) bool {
+		k := decodeString(key[1 : len(key)-1])
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, member{key: k, raw: value, off: at})
 		}
-		if obj[i] == ',' {
-			i++
-			continue
-		}
-		end := jsonscan.StringEnd(obj, i)
-		key := decodeString(obj[i+1 : end-1])
-		i = jsonscan.SkipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return out
-		}
-		i = jsonscan.SkipSpace(obj, i+1)
-		vend := jsonscan.ValueEnd(obj, i)
-		if !seen[key] && vend > i {
-			seen[key] = true
-			out = append(out, member{key: key, raw: obj[i:vend], off: i})
-		}
-		i = vend
-	}
+		return true
+	})
+	return out
 }
+
+// span is where a value walked lies in the payload: its index, and where
+// the payload's long strings are (hook.Payload.Ends).
+type span struct {
+	at   int
+	ends jsonscan.Ends
+}
+
+// inner is the span of a value at offset off of the one s describes.
+func (s span) inner(off int) span { return span{s.at + off, s.ends} }
 
 // stringFields returns the string fields of the JSON value v: v itself when
 // it is a string, the strings reached through its objects when it is an
 // object, in document order.
-func stringFields(v string) []field {
+func stringFields(v string, in span) []field {
 	if i := jsonscan.SkipSpace(v, 0); i < len(v) && v[i] == '"' {
-		return []field{{raw: v[i:jsonscan.StringEnd(v, i)], off: i}}
+		return []field{{raw: v[i:in.ends.StringEnd(v, in.at, i)], off: i}}
 	}
-	return objectFields(members(v))
+	return objectFields(members(v, in), in)
 }
 
 // objectFields is stringFields of an object whose members are ms: a caller
 // that has them already need not scan a large value a second time.
-func objectFields(ms []member) []field {
+func objectFields(ms []member, in span) []field {
 	var out []field
-	walkMembers(ms, 0, nil, &out)
+	walkMembers(ms, in, 0, nil, &out)
 	return out
 }
 
-func walkMembers(ms []member, base int, keys []string, out *[]field) {
+func walkMembers(ms []member, in span, base int, keys []string, out *[]field) {
 	for _, m := range ms {
 		path := append(keys[:len(keys):len(keys)], m.key)
 		switch m.raw[0] {
 		case '"':
 			*out = append(*out, field{keys: path, raw: m.raw, off: base + m.off})
 		case '{':
-			walkMembers(members(m.raw), base+m.off, path, out)
+			walkMembers(members(m.raw, in.inner(m.off)), in.inner(m.off), base+m.off, path, out)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 var walkSeeds = []string{
@@ -28,7 +30,7 @@ var walkSeeds = []string{
 }
 
 func TestStringFields(t *testing.T) {
-	got := stringFields(`{"a":"1","b":{"c":"2","d":[ "no" ],"e":{"f":"3"}},"g":5,"a":"dup","h":"4"}`)
+	got := stringFields(`{"a":"1","b":{"c":"2","d":[ "no" ],"e":{"f":"3"}},"g":5,"a":"dup","h":"4"}`, span{})
 	var paths []string
 	for _, f := range got {
 		paths = append(paths, strings.Join(f.keys, "/")+"="+f.raw)
@@ -52,7 +54,12 @@ func FuzzWalk(f *testing.F) {
 			return
 		}
 		doc = strings.TrimSpace(doc)
-		for _, fl := range stringFields(doc) {
+		_, _, ends := jsonscan.Split(doc, 4)
+		fields := stringFields(doc, span{0, ends})
+		if diff := cmp.Diff(stringFields(doc, span{}), fields, cmp.AllowUnexported(field{})); diff != "" {
+			t.Fatalf("the walk with the ends of long strings differs (-without +with):\n%s", diff)
+		}
+		for _, fl := range fields {
 			if doc[fl.off:fl.off+len(fl.raw)] != fl.raw {
 				t.Fatalf("offset %d does not hold %q", fl.off, fl.raw)
 			}

@@ -24,7 +24,15 @@ type Payload struct {
 	// gjson reads them), found in one pass: a payload can carry a tool
 	// result of many megabytes, and every lookup by path would scan past it.
 	top map[string]gjson.Result
+	// ends is where Raw's long strings are (jsonscan.Split): walks over
+	// Raw step over them instead of scanning them again.
+	ends jsonscan.Ends
 }
+
+// Ends says where the payload's long strings are, indexed in Raw, for
+// jsonscan's walks (Ends.EachMember, Ends.ValueEnd) over Raw or a value in
+// it: a tool result of 50 MB is then not scanned again by each walk.
+func (p *Payload) Ends() jsonscan.Ends { return p.ends }
 
 // stringFields are the common payload fields that must be strings when present.
 // A payload where one of them has another type is malformed, not "another event".
@@ -101,7 +109,7 @@ func parse(raw []byte) (*Payload, func() error, error) {
 	}
 	// From here the shape of the payload is known good: the walks below
 	// find every member where a parser would.
-	p, err := parseMembers(raw, trimmed)
+	p, err := parseMembers(raw, trimmed, v.ends)
 	if err != nil {
 		// A bad body makes the payload invalid JSON or UTF-8, which is
 		// the error to report, as ReadPayload always has, before a
@@ -116,14 +124,14 @@ func parse(raw []byte) (*Payload, func() error, error) {
 
 // parseMembers reads the top-level members of a payload whose shape is
 // valid and checks the common fields' types.
-func parseMembers(raw, trimmed []byte) (*Payload, error) {
+func parseMembers(raw, trimmed []byte, ends jsonscan.Ends) (*Payload, error) {
 	if trimmed[0] != '{' {
 		return nil, errors.New("stdin is not a JSON object")
 	}
-	p := &Payload{Raw: raw, top: make(map[string]gjson.Result, 16)}
+	p := &Payload{Raw: raw, top: make(map[string]gjson.Result, 16), ends: ends}
 	// A zero-copy view: raw is never modified after this point, and the
 	// results point into it instead of copying a large tool result.
-	jsonscan.EachMember(view(raw), func(key, value string, at int) bool {
+	ends.EachMember(view(raw), 0, func(key, value string, at int) bool {
 		k := gjson.Parse(key).Str
 		if _, dup := p.top[k]; !dup {
 			p.top[k] = member(value, at)

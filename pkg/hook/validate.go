@@ -21,7 +21,8 @@ const backgroundBodies = 1 << 20
 // hold nearly all the bytes of a large payload and are checked in the
 // background when they are large.
 type validation struct {
-	n        int // the payload's size, for the error
+	n        int           // the payload's size, for the error
+	ends     jsonscan.Ends // where the long strings are
 	skeleton func() error
 	bodies   func() error
 }
@@ -34,8 +35,8 @@ func invalidJSON(n int) error { return fmt.Errorf("stdin is not valid JSON (%d b
 // report the error a whole check would: invalid UTF-8 anywhere comes
 // before invalid JSON anywhere.
 func startValidation(raw []byte) *validation {
-	skel, bodies := jsonscan.Split(view(raw), jsonscan.LongString)
-	v := &validation{n: len(raw)}
+	skel, bodies, ends := jsonscan.Split(view(raw), jsonscan.LongString)
+	v := &validation{n: len(raw), ends: ends}
 	size := 0
 	for _, b := range bodies {
 		size += len(b)

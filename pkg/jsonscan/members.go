@@ -10,15 +10,21 @@ package jsonscan
 // payload carrying a 50 MB tool result is 50 MB scanned and copied for a
 // member nobody asked for.
 func EachMember(obj string, fn func(key, value string, at int) bool) {
+	Ends(nil).EachMember(obj, 0, fn)
+}
+
+// EachMember is EachMember for obj, the part of the document that starts
+// at its index base.
+func (e Ends) EachMember(obj string, base int, fn func(key, value string, at int) bool) {
 	i := SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
 	}
 	for i = SkipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
-		kend := StringEnd(obj, i)
+		kend := StringEnd(obj, i) // a key is never long enough to be in e
 		key := obj[i:kend]
 		i = SkipSpace(obj, SkipSpace(obj, kend)+1) // past the colon
-		vend := ValueEnd(obj, i)
+		vend := e.ValueEnd(obj, base, i)
 		if !fn(key, obj[i:vend], i) {
 			return
 		}

@@ -20,7 +20,7 @@ const LongString = 1024
 // two checks together accept exactly what gjson.Valid accepts; FuzzValid
 // compares them.
 func Valid(s string) bool {
-	skeleton, bodies := Split(s, LongString)
+	skeleton, bodies, _ := Split(s, LongString)
 	if !gjson.Valid(skeleton) {
 		return false
 	}
@@ -34,18 +34,19 @@ func Valid(s string) bool {
 
 // Split cuts the bodies of the strings of s that are long bytes or longer
 // out of s: skeleton is s with each of them emptied (its quotes kept), and
-// bodies are the cut bodies, in order, as substrings of s. s is valid JSON
-// if and only if skeleton is and every body passes ValidStringBody; and
-// valid UTF-8 if and only if skeleton and every body are (a cut is always
-// next to a quote, which no multi-byte character holds).
+// bodies are the cut bodies, in order, as substrings of s; ends says where
+// each of those strings is in s. s is valid JSON if and only if skeleton is
+// and every body passes ValidStringBody; and valid UTF-8 if and only if
+// skeleton and every body are (a cut is always next to a quote, which no
+// multi-byte character holds).
 //
 // A lexer's view of where strings are needs no other syntax: out of a
 // string, every quote opens one, and StringEnd finds where it closes. So
 // the cuts are where a parser would see the strings, whatever else is wrong
 // with s.
-func Split(s string, long int) (skeleton string, bodies []string) {
+func Split(s string, long int) (skeleton string, bodies []string, ends Ends) {
 	if len(s) < long+2 {
-		return s, nil // no string in it is long: skip the scan
+		return s, nil, nil // no string in it is long: skip the scan
 	}
 	var skel []byte // allocated when a long string is met
 	last := 0       // s[last:] is not yet in skel
@@ -58,17 +59,19 @@ func Split(s string, long int) (skeleton string, bodies []string) {
 		if end-q-2 >= long && s[end-1] == '"' {
 			if skel == nil {
 				skel = make([]byte, 0, 4096)
+				ends = Ends{}
 			}
 			skel = append(skel, s[last:q+1]...)
 			bodies = append(bodies, s[q+1:end-1])
+			ends[q] = end
 			last = end - 1
 		}
 		i = end
 	}
 	if skel == nil {
-		return s, nil
+		return s, nil, nil
 	}
-	return string(append(skel, s[last:]...)), bodies
+	return string(append(skel, s[last:]...)), bodies, ends
 }
 
 // indexQuote is strings.IndexByte(s[i:], '"') + i, or -1: the text between
