@@ -75,13 +75,9 @@ func ReadPayloadLazily(r io.Reader) (p *Payload, wait func() error, err error) {
 		release()
 		return nil, nil, err
 	}
-	return p, func() error {
-		err := bodies()
-		if err != nil {
-			release()
-		}
-		return err
-	}, nil
+	// When wait fails the buffer stays: the caller still holds p, and a
+	// read of memory given back would be a fault, not an error.
+	return p, bodies, nil
 }
 
 // ParsePayload validates raw as ReadPayload does.
