@@ -45,11 +45,12 @@ var stringFields = []string{
 // object, valid UTF-8, with a string hook_event_name and correctly typed
 // common fields. The error says in one line what is wrong.
 func ReadPayload(r io.Reader) (*Payload, error) {
-	p, wait, err := ReadPayloadLazily(r)
+	p, wait, release, err := readPayload(r)
 	if err == nil {
 		err = wait()
 	}
 	if err != nil {
+		release()
 		return nil, err
 	}
 	return p, nil
@@ -66,18 +67,25 @@ func ReadPayload(r io.Reader) (*Payload, error) {
 // payload holds (its shape, its keys, its short strings) is checked before
 // it returns. wait may be called more than once.
 func ReadPayloadLazily(r io.Reader) (p *Payload, wait func() error, err error) {
-	raw, release, err := readAll(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading stdin: %v", err)
-	}
-	p, bodies, err := parse(raw)
+	p, wait, release, err := readPayload(r)
 	if err != nil {
 		release()
 		return nil, nil, err
 	}
 	// When wait fails the buffer stays: the caller still holds p, and a
 	// read of memory given back would be a fault, not an error.
-	return p, bodies, nil
+	return p, wait, nil
+}
+
+// readPayload reads and parses a payload; release frees its buffer, which
+// the caller may do once nothing refers to it.
+func readPayload(r io.Reader) (p *Payload, wait func() error, release func(), err error) {
+	raw, release, err := readAll(r)
+	if err != nil {
+		return nil, nil, release, fmt.Errorf("reading stdin: %v", err)
+	}
+	p, wait, err = parse(raw)
+	return p, wait, release, err
 }
 
 // ParsePayload validates raw as ReadPayload does.
