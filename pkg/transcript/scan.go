@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sync"
 )
 
 // batchBytes is how much of the transcript one parsing job holds: big enough
@@ -255,19 +256,38 @@ type LineFunc func(n int, raw, out []byte) ([]byte, error)
 // returns for all its lines, so that state kept in it (a scratch buffer, a
 // count) needs no lock. Transform returns the number of lines read, and the
 // first error in the order of the lines: a LineFunc's, a bad line's (a
-// *LineError), a read's or a write's. Memory stays bounded by a few batches
-// in flight, as with Scan.
+// *LineError), a read's or a write's. No LineFunc runs once Transform has
+// returned: one may have effects (prune-session's writes spill files), and
+// after an error those must stop with it. Memory stays bounded by a few
+// batches in flight, as with Scan.
 func Transform(r io.Reader, w io.Writer, workers int, newWorker func() LineFunc) (int, error) {
 	workers = max(workers, 1)
 	p := newPipeline(workers)
-	defer close(p.stop)
+	var wg sync.WaitGroup
+	defer func() {
+		close(p.stop)
+		wg.Wait()
+	}()
 	go p.readBatches(r)
 	for range workers {
 		fn := newWorker()
-		go func() {
-			for b := range p.work {
+		wg.Go(func() {
+			for {
+				var b *batch
+				select {
+				case b = <-p.work:
+				case <-p.stop:
+					return
+				}
+				if b == nil {
+					return // work closed: every line is done
+				}
 				b.out, b.err = b.out[:0], nil
 				for i, l := range b.lines {
+					if p.stopped() {
+						// Transform is returning: the batch is not wanted.
+						return
+					}
 					if b.err = b.errs[i]; b.err != nil {
 						break
 					}
@@ -277,7 +297,7 @@ func Transform(r io.Reader, w io.Writer, workers int, newWorker func() LineFunc)
 				}
 				close(b.done)
 			}
-		}()
+		})
 	}
 	lines := 0
 	for b := range p.order {
@@ -295,6 +315,16 @@ func Transform(r io.Reader, w io.Writer, workers int, newWorker func() LineFunc)
 		p.recycle(b)
 	}
 	return lines, nil
+}
+
+// stopped reports whether the caller has stopped taking batches.
+func (p *pipeline) stopped() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // safeTransform is fn on a worker goroutine, where a panic would end the

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -215,5 +217,55 @@ func TestReadBatchesLimits(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTransformStopsWorkers: once Transform has returned, no LineFunc runs.
+// prune-session's LineFunc writes spill files; one still running after
+// Transform gave up would write them after the command said it wrote
+// nothing, or be killed halfway when the process exits.
+func TestTransformStopsWorkers(t *testing.T) {
+	in := numbered(2000)
+	fails := map[string]func(n int) (error, io.Writer){
+		"a line fails": func(n int) (error, io.Writer) {
+			if n == 300 {
+				return errFailing, &bytes.Buffer{}
+			}
+			return nil, &bytes.Buffer{}
+		},
+		"the writer fails": func(int) (error, io.Writer) { return nil, failingWriter{} },
+	}
+	for name, fail := range fails {
+		for _, workers := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/%d workers", name, workers), func(t *testing.T) {
+				var returned atomic.Bool
+				var late atomic.Int64 // LineFunc calls begun after Transform returned
+				_, w := fail(0)
+				_, err := Transform(strings.NewReader(in), w, workers, func() LineFunc {
+					return func(n int, raw, out []byte) ([]byte, error) {
+						if returned.Load() {
+							late.Add(1)
+						}
+						if err, _ := fail(n); err != nil {
+							return out, err
+						}
+						// Slow enough that the batches after the failing
+						// one are still being worked on when it fails.
+						if n%10 == 0 {
+							time.Sleep(100 * time.Microsecond)
+						}
+						return append(out, raw...), nil
+					}
+				})
+				returned.Store(true)
+				if !errors.Is(err, errFailing) {
+					t.Fatalf("got %v, want %v", err, errFailing)
+				}
+				time.Sleep(50 * time.Millisecond) // time for a worker left running to show itself
+				if n := late.Load(); n != 0 {
+					t.Errorf("the LineFunc ran %d times after Transform returned", n)
+				}
+			})
+		}
 	}
 }
