@@ -13,7 +13,9 @@
 // context-audit reports it). Both are written atomically. The transcript is
 // read twice (a plan, then the fork): lines a live session appends in
 // between are left out of the fork, and a transcript whose lines change in
-// between is refused.
+// between is refused when the change shows in the number of lines, a line's
+// length or where its sessionId stands (a change that keeps all three, not
+// something Claude Code does, is not seen).
 // On the main thread:
 //  1. glance results (Bash commands package ephemeral calls glances) but the
 //     most recent --keep-recent expire: their body becomes a note naming the
