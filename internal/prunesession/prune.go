@@ -49,7 +49,9 @@ const gcPercent = 150
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
-	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	if os.Getenv("GOGC") == "" { // a user's own setting wins
+		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	}
 	var o options
 	c.Flags.IntVar(&o.keepRecent, "keep-recent", DefaultKeepRecent, "glance results kept verbatim (the most recent)")
 	c.Flags.IntVar(&o.keepDenials, "keep-denials", DefaultKeepDenials, "denied calls kept (the most recent)")
@@ -148,6 +150,9 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 	}
 	if err := atomicfile.WriteNew(dst, 0o600, run); err != nil {
 		os.RemoveAll(dstDir)
+		for _, path := range rw.spilled {
+			os.Remove(path)
+		}
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("%s already exists", dst)
 		}

@@ -27,13 +27,18 @@ type rewriter struct {
 	writeSpills  bool  // false on a dry run
 	prepared     bool  // the spill folder is ready
 	delta        int64 // body characters added (negative: removed) by replacements
+	// spilled are the spill files written for --trim, removed again when
+	// the fork cannot be written: they would only copy results of a fork
+	// that does not exist.
+	spilled []string
 }
 
 // lineRewriter is the state of one goroutine of pass two.
 type lineRewriter struct {
 	*rewriter
 	scratch []byte
-	delta   int64 // this goroutine's share of rewriter.delta
+	delta   int64    // this goroutine's share of rewriter.delta
+	spilled []string // this goroutine's share of rewriter.spilled
 }
 
 // rewrite copies src to dst following the plan.
@@ -58,6 +63,10 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		lrs = append(lrs, lr)
 		return lr.write
 	})
+	// Transform has waited for its workers: their files are all named.
+	for _, lr := range lrs {
+		rw.spilled = append(rw.spilled, lr.spilled...)
+	}
 	if err != nil {
 		return err
 	}
@@ -279,6 +288,7 @@ func (lr *lineRewriter) spill(out []byte, r replacement) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	lr.spilled = append(lr.spilled, f.Path)
 	return f.Text(), nil
 }
 
