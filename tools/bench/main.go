@@ -49,9 +49,9 @@ type Case struct {
 var cases []Case
 
 // defaultRuns is how often a case runs unless it says otherwise. A hook's
-// run costs about 10 ms, and in the benchmarks' VM the median of 101 runs
-// still moved by a tenth between two runs of the bench; 201 halves the
-// time the median spends on any one stretch of a busy machine.
+// run costs about 10 ms; in the benchmarks' VM the ratio of a median of 101
+// runs moved by up to a tenth between two runs of the bench, and more runs
+// leave a passing burst of load less weight in the median.
 const defaultRuns = 201
 
 func register(c Case) { cases = append(cases, c) }
