@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 	"github.com/flowerhooks/flower/pkg/spill"
 )
 
@@ -287,7 +288,7 @@ func over(body string, threshold int) bool {
 	case len(body) > maxEscapedBytesPerChar*threshold:
 		return true
 	}
-	return decodedChars(body) > threshold
+	return jsonscan.Chars(body) > threshold
 }
 
 // fromPersisted points s at Claude Code's copy of a cut Bash output and

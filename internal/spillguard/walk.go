@@ -132,19 +132,6 @@ func writeDecoded(w io.Writer, body string) error {
 	return nil
 }
 
-// decodedChars counts the characters of the decoded body.
-func decodedChars(body string) int {
-	n := 0
-	buf := decodeBuffer(body)
-	for len(body) > 0 {
-		var used int
-		buf, used = decodeSome(buf[:0], body, decodeChunk)
-		body = body[used:]
-		n += utf8.RuneCount(buf)
-	}
-	return n
-}
-
 // decodeSome appends to dst the decoding of body's prefix, stopping once it
 // has appended limit bytes or a little more (an escape, or the rest of a
 // character: a chunk never splits one), and returns how many bytes of body

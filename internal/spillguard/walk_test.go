@@ -90,8 +90,8 @@ func FuzzWalk(f *testing.F) {
 					t.Fatalf("decoding %q in chunks of %d gave %q, want %q", fl.raw, limit, joined, want)
 				}
 			}
-			if n := decodedChars(fl.body()); n != utf8.RuneCountInString(want) {
-				t.Fatalf("decodedChars(%q) = %d, want %d", fl.raw, n, utf8.RuneCountInString(want))
+			if n := jsonscan.Chars(fl.body()); n != utf8.RuneCountInString(want) {
+				t.Fatalf("jsonscan.Chars(%q) = %d, want %d", fl.raw, n, utf8.RuneCountInString(want))
 			}
 			for _, th := range []int{1, 3, 10} {
 				if got, w := over(fl.body(), th), utf8.RuneCountInString(want) > th; got != w {
@@ -147,7 +147,7 @@ func TestDecodeChunks(t *testing.T) {
 		if sb.String() != s {
 			t.Errorf("pad %d: decoded text differs", pad)
 		}
-		if n := decodedChars(body); n != utf8.RuneCountInString(s) {
+		if n := jsonscan.Chars(body); n != utf8.RuneCountInString(s) {
 			t.Errorf("pad %d: %d chars, want %d", pad, n, utf8.RuneCountInString(s))
 		}
 	}

@@ -105,7 +105,7 @@ func (f File) Pointer() string {
 		if n := runeCount(f.Head); n == 1 {
 			b.WriteString(" The first character follows.")
 		} else {
-			fmt.Fprintf(&b, " The first %d characters follow.", n)
+			b.WriteString(" The first " + strconv.Itoa(n) + " characters follow.")
 		}
 	}
 	b.WriteString("]")

@@ -1,9 +1,7 @@
 package transcript
 
 import (
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -94,39 +92,5 @@ func eachElement(arr value, fn func(v value) bool) {
 }
 
 // stringChars is how many characters (runes) the JSON string literal raw
-// holds once unescaped as gjson unescapes it, counted without unescaping:
-// every escape stands for one character, and so does a \u escape of a high
-// surrogate followed by one of a low surrogate (any other \u escape of a
-// surrogate becomes U+FFFD, one character too).
-func stringChars(raw string) int {
-	s := raw[1 : len(raw)-1]
-	n := utf8.RuneCountInString(s)
-	for i := strings.IndexByte(s, '\\'); i >= 0; {
-		switch {
-		case s[i+1] != 'u':
-			n, i = n-1, i+2 // \n and the like: two bytes for one character
-		case isSurrogatePair(s[i:]):
-			n, i = n-11, i+12
-		default:
-			n, i = n-5, i+6
-		}
-		j := strings.IndexByte(s[i:], '\\')
-		if j < 0 {
-			break
-		}
-		i += j
-	}
-	return n
-}
-
-// isSurrogatePair reports whether s starts with a \u escape of a high
-// surrogate followed by a \u escape of a low one, which gjson decodes
-// together into one character.
-func isSurrogatePair(s string) bool {
-	if len(s) < 12 || s[6] != '\\' || s[7] != 'u' {
-		return false
-	}
-	hi, err1 := strconv.ParseUint(s[2:6], 16, 32)
-	lo, err2 := strconv.ParseUint(s[8:12], 16, 32)
-	return err1 == nil && err2 == nil && 0xD800 <= hi && hi < 0xDC00 && 0xDC00 <= lo && lo < 0xE000
-}
+// holds once unescaped (jsonscan.Chars of its body).
+func stringChars(raw string) int { return jsonscan.Chars(raw[1 : len(raw)-1]) }
