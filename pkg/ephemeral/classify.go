@@ -115,9 +115,9 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 	if name == "" {
 		return "", "command name " + c.r.text(x.Args[0]) + " is not a plain word"
 	}
-	cmd, ok := lookup[name]
+	cmd, ok := lookup()[name]
 	if !ok {
-		if w, known := refusedWhy[name]; known {
+		if w, known := refusedWhy()[name]; known {
 			return "", name + ": " + w
 		}
 		if strings.ContainsAny(name, `\*?[{~`) {

@@ -3,6 +3,7 @@ package ephemeral
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // gitDeny applies to every word of a git command: options that write a
@@ -40,17 +41,14 @@ type gitSubcommand struct {
 	note  string
 }
 
-// refRead is what git branch and git tag accept in their list forms.
-// --contains and the like take the next word as their commit.
-func refRead(short, num string, long ...string) *options {
-	return &options{
-		short:    short,
-		shortNum: num,
-		long:     append([]string{"list", "ignore-case", "no-color", "no-column", "no-abbrev", "omit-empty"}, long...),
-		longArg:  []string{"sort", "format", "points-at", "contains", "no-contains", "merged", "no-merged"},
-		longOpt:  []string{"color", "column", "abbrev"},
-	}
-}
+// refReadLong, refReadArg and refReadOpt are the long options git branch
+// and git tag accept in their list forms; --contains and the like take the
+// next word as their commit. The two entries below spell them out, so that
+// the table is data the linker lays out, with no code to run at start.
+var (
+	refReadArg = []string{"sort", "format", "points-at", "contains", "no-contains", "merged", "no-merged"}
+	refReadOpt = []string{"color", "column", "abbrev"}
+)
 
 // gitSubcommands are the git subcommands that only read.
 var gitSubcommands = []*gitSubcommand{
@@ -69,9 +67,13 @@ var gitSubcommands = []*gitSubcommand{
 	{name: "blame"},
 	{name: "cat-file", deny: []flagRule{{long: "filters", why: "runs conversion filters"}}},
 	{name: "grep", deny: []flagRule{{short: 'O', long: "open-files-in-pager", why: "opens the matches in a program"}}},
-	{name: "branch", listOnly: true, allow: refRead("alrvi", "", "all", "remotes", "verbose", "show-current"),
+	{name: "branch", listOnly: true, allow: &options{short: "alrvi",
+		long:    []string{"list", "ignore-case", "no-color", "no-column", "no-abbrev", "omit-empty", "all", "remotes", "verbose", "show-current"},
+		longArg: refReadArg, longOpt: refReadOpt},
 		note: "list forms only: a name without -l/--list creates a branch"},
-	{name: "tag", listOnly: true, allow: refRead("li", "n"),
+	{name: "tag", listOnly: true, allow: &options{short: "li", shortNum: "n",
+		long:    []string{"list", "ignore-case", "no-color", "no-column", "no-abbrev", "omit-empty"},
+		longArg: refReadArg, longOpt: refReadOpt},
 		note: "list forms only: a name without -l/--list creates a tag"},
 	{name: "remote", forms: []string{"", "get-url"}, allow: &options{short: "v", long: []string{"verbose", "push", "all"}},
 		note: "only git remote [-v] and git remote get-url"},
@@ -79,13 +81,13 @@ var gitSubcommands = []*gitSubcommand{
 }
 
 // gitLookup maps a subcommand name to its entry.
-var gitLookup = func() map[string]*gitSubcommand {
+var gitLookup = sync.OnceValue(func() map[string]*gitSubcommand {
 	m := make(map[string]*gitSubcommand, len(gitSubcommands))
 	for _, s := range gitSubcommands {
 		m[s.name] = s
 	}
 	return m
-}()
+})
 
 // gitSplit reads git's options before the subcommand and returns the
 // subcommand's index in args, or why the options are refused.
@@ -151,7 +153,7 @@ func checkGit(args []arg) string {
 		return why
 	}
 	name := args[i].value
-	sub, ok := gitLookup[name]
+	sub, ok := gitLookup()[name]
 	if !ok {
 		return "git " + args[i].src + ": not a read-only git subcommand on the table"
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // command is one entry of the glance table: a command the main thread may
@@ -170,17 +171,20 @@ var refusals = []refusal{
 		"changes the shell or other processes"},
 }
 
-// lookup maps a command name to its entry, built once from table.
-var lookup = func() map[string]*command {
+// lookup maps a command name to its entry, built from table when first
+// asked for, as are refusedWhy and gitLookup: every hook links this
+// package, and many of their runs classify nothing (a subagent's call, a
+// tool result under spill-guard's threshold).
+var lookup = sync.OnceValue(func() map[string]*command {
 	m := make(map[string]*command, len(table))
 	for _, c := range table {
 		m[c.name] = c
 	}
 	return m
-}()
+})
 
 // refusedWhy maps a refused command name to why it is refused.
-var refusedWhy = func() map[string]string {
+var refusedWhy = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, r := range refusals {
 		for _, n := range r.names {
@@ -188,7 +192,7 @@ var refusedWhy = func() map[string]string {
 		}
 	}
 	return m
-}()
+})
 
 // Entry describes one line of the glance table for people; glance-check
 // --list prints them. They are made from the very data Classify reads.
