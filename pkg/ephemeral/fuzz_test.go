@@ -27,3 +27,31 @@ func FuzzClassify(f *testing.F) {
 		checkInvariants(t, cmd, v)
 	})
 }
+
+// TestMayBeGlance: the first-word check never says no to a glance, over
+// every command of the table tests; and it does say no to plain commands
+// that are not on the table, which is what it is for.
+func TestMayBeGlance(t *testing.T) {
+	cmds := []string{}
+	for _, tc := range classifyCases() {
+		cmds = append(cmds, tc.cmd)
+	}
+	for _, tc := range TableCases() {
+		cmds = append(cmds, tc.Cmd)
+	}
+	for _, cmd := range cmds {
+		if Classify(cmd).Glance && !mayBeGlance(cmd) {
+			t.Errorf("mayBeGlance(%q) = false for a glance", cmd)
+		}
+	}
+	for _, cmd := range []string{"./run-tests.sh", "make test", "go build ./...", "npm ci && ls", "rm -rf build", "python3 x.py | head"} {
+		if mayBeGlance(cmd) {
+			t.Errorf("mayBeGlance(%q) = true, want false", cmd)
+		}
+	}
+	for _, cmd := range []string{"ls", "  git status", "2>/dev/null ls", "! ls", "\"ls\"", "l\\s", "$X", "{ ls; }", "(ls)", "# c\nls", "A=1 ls"} {
+		if !mayBeGlance(cmd) {
+			t.Errorf("mayBeGlance(%q) = false, want true (left to the parser)", cmd)
+		}
+	}
+}
