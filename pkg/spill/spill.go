@@ -14,7 +14,6 @@
 package spill
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -43,10 +42,6 @@ const maxNameBytes = 160
 // maxTries bounds the search for a free name: the hint already holds the
 // tool_use_id, so a clash means the same call was spilled again (a retry).
 const maxTries = 1000
-
-// writeBuffer is the size of the writes to the file: large enough that a
-// caller writing small pieces does not pay a system call for each.
-const writeBuffer = 256 << 10
 
 // Dir is the spill folder of the workbench rooted at root.
 func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
@@ -135,7 +130,8 @@ func (f File) Text() string {
 // temporary file, synced, linked into place) before Write returns; when
 // fill or the write fails nothing is left behind. If a parallel writer takes
 // the chosen name between the check and the link, fill runs again for the
-// next name, so it must be able to write the text more than once.
+// next name, so it must be able to write the text more than once. Each of
+// fill's writes goes to the file as it is: write large pieces.
 func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
 	return write(dir, hint, head, fill, atomicfile.WriteNew)
 }
@@ -172,12 +168,11 @@ func write(dir, hint string, head int, fill func(io.Writer) error,
 		}
 		var c *counter
 		err := create(path, FilePerm, func(w io.Writer) error {
+			// Unbuffered: every fill writes large pieces (spill-guard's
+			// decoded chunks, a whole text, io.Copy's 32 KB), and a buffer
+			// would only copy them once more.
 			c = newCounter(w, head)
-			bw := bufio.NewWriterSize(c, writeBuffer)
-			if err := fill(bw); err != nil {
-				return err
-			}
-			return bw.Flush()
+			return fill(c)
 		})
 		if errors.Is(err, fs.ErrExist) {
 			continue
