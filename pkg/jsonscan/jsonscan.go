@@ -1,8 +1,14 @@
-// Package jsonscan finds where JSON values end in text already known to be
-// valid JSON, without decoding them: the hooks walk payloads that may carry a
-// tool result of many megabytes, and gjson's ForEach unescapes every string
-// it passes. The functions check no syntax; on invalid input they stop at the
-// end of the text instead of panicking, but what they return means nothing.
+// Package jsonscan reads JSON that may carry strings of many megabytes (a
+// hook payload with a 50 MB tool result, a transcript line holding a long
+// file read) without decoding it: gjson's ForEach unescapes every string it
+// passes, and gjson.Valid checks a string byte by byte.
+//
+// The walks (StringEnd, ValueEnd, EachMember, and Ends, which lets them step
+// over strings already found) check no syntax: on invalid input they stop
+// at the end of the text instead of panicking, but what they return means
+// nothing. The checks (Valid, Split with ValidStringBody) accept exactly
+// what gjson.Valid accepts, eight bytes a step inside long strings. Chars
+// counts a string's characters without unescaping it.
 package jsonscan
 
 import "strings"
