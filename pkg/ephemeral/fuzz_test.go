@@ -49,7 +49,11 @@ func TestMayBeGlance(t *testing.T) {
 			t.Errorf("mayBeGlance(%q) = true, want false", cmd)
 		}
 	}
-	for _, cmd := range []string{"ls", "  git status", "2>/dev/null ls", "! ls", "\"ls\"", "l\\s", "$X", "{ ls; }", "(ls)", "# c\nls", "A=1 ls"} {
+	for _, cmd := range []string{"ls", "  git status", "2>/dev/null ls", "! ls", "\"ls\"", "l\\s", "$X", "{ ls; }", "(ls)", "# c\nls", "A=1 ls",
+		// The parser reads a carriage return as a blank and drops NUL
+		// bytes: each of these is a glance.
+		"ls\r", "ls\r\n", "\rls", "\r\nls", "pwd\r", "echo\rhi", "git\rstatus", "\r2>/dev/null ls",
+		"l\x00s", "\x00ls", "ls\x00", "ls\x00 -l"} {
 		if !mayBeGlance(cmd) {
 			t.Errorf("mayBeGlance(%q) = false, want true (left to the parser)", cmd)
 		}
