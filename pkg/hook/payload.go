@@ -109,6 +109,10 @@ func parse(raw []byte) (*Payload, func() error, error) {
 	}
 	v := startValidation(raw)
 	if err := v.skeleton(); err != nil {
+		// The bodies' check may still be reading raw on another core, and
+		// a rejected payload's buffer is unmapped as soon as this returns:
+		// a read of it then is a fault that kills the process (exit 2).
+		v.bodies()
 		return nil, nil, err
 	}
 	// From here the shape of the payload is known good: the walks below
