@@ -3,6 +3,7 @@ package hook
 import (
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 )
 
@@ -23,8 +24,10 @@ func adviseHugePages(b []byte) {
 // mappedReserve is the address space largeBuffer reserves for one payload:
 // more than any payload Claude Code can build (a V8 string holds at most
 // 2^30 UTF-16 units). Reserved, not allocated: MAP_NORESERVE, and a page
-// costs memory only once it is written.
-const mappedReserve = 4 << 30
+// costs memory only once it is written. A 32-bit process (linux/386,
+// linux/arm), where 4 GiB is no int and more than its address space,
+// reserves 1 GiB; a payload that fills it goes on on the heap.
+const mappedReserve = 1 << (30 + 2*(strconv.IntSize/64))
 
 // largeBuffer returns a buffer for a payload that has outgrown b, holding
 // b's bytes, and the function that frees it.

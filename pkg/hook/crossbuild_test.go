@@ -1,0 +1,21 @@
+package hook
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestBuildsOn32BitLinux: the mapped buffer's size is a constant passed as
+// an int (hugepages_linux.go), which must fit the int of every Linux
+// target; 4 GiB once made the package fail to compile for linux/386 and
+// linux/arm.
+func TestBuildsOn32BitLinux(t *testing.T) {
+	for _, arch := range []string{"386", "arm"} {
+		cmd := exec.Command("go", "build", ".")
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch, "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("GOARCH=%s go build: %v\n%s", arch, err, out)
+		}
+	}
+}
