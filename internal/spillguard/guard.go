@@ -81,7 +81,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return c.Fail(err)
 	}
-	out, written, err := run(p, o, *wb)
+	out, written, err := run(p, o, *wb, wait)
 	if werr := wait(); werr != nil {
 		// The payload was bad after all: what was spilled from it goes.
 		for _, path := range written {
@@ -115,8 +115,9 @@ type spillable struct {
 
 // run decides and does the work; a nil output means "print nothing".
 // written names the spill files it wrote for the output; on an error it
-// has removed them itself.
-func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written []string, err error) {
+// has removed them itself. wait is the verdict on the payload's long
+// bodies (hook.ReadPayloadLazily), which Main reports.
+func run(p *hook.Payload, o options, wbFlag string, wait func() error) (out *hook.Output, written []string, err error) {
 	if p.Event() != "PostToolUse" {
 		return nil, nil, nil
 	}
@@ -154,6 +155,11 @@ func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written [
 	if readsSpill(p, tool, root, dir) {
 		return nil, nil, nil
 	}
+	if !prepared(dir) && wait() != nil {
+		// Prepare would create the spill folder (and the workbench), or
+		// change its mode: a bad payload leaves the disk as it was.
+		return nil, nil, nil
+	}
 	if err := spill.Prepare(dir); err != nil {
 		return nil, nil, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
@@ -185,6 +191,13 @@ func run(p *hook.Payload, o options, wbFlag string) (out *hook.Output, written [
 		}
 	}
 	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated), written, nil
+}
+
+// prepared reports whether spill.Prepare(dir) would change nothing: dir
+// is a folder, not a symlink, with the spill folder's mode.
+func prepared(dir string) bool {
+	fi, err := os.Lstat(dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm() == spill.DirPerm
 }
 
 // persistedFields name Claude Code's own copy of a Bash output over 30,000

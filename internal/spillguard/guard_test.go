@@ -2,6 +2,9 @@ package spillguard
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,6 +72,32 @@ func TestBadBodyLeavesNothing(t *testing.T) {
 			}
 			if len(files) != 0 {
 				t.Errorf("left in spill/: %q", files)
+			}
+		})
+	}
+}
+
+// TestBadBodyMakesNoFolder: a bad body found after the decision to spill
+// leaves no folder either: spill-guard does not create the workbench or
+// its spill folder for a payload it rejects, as it never did before the
+// bodies were checked in the background.
+func TestBadBodyMakesNoFolder(t *testing.T) {
+	good := strings.Repeat(`a line of output\n`, 100_000)
+	for _, tc := range []struct{ name, body string }{
+		{"bad escape at the end", good + `\q`},
+		{"bad UTF-8 in the middle", good[:1<<20] + "\xff" + good[1<<20:]},
+		{"bad escape, short body", strings.Repeat("x", 5000) + `\q`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wb := filepath.Join(t.TempDir(), "workbench")
+			stdin := `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_1","cwd":"/",` +
+				`"tool_input":{"command":"./build"},"tool_response":{"stdout":"` + tc.body + `","stderr":""}}`
+			var stdout, stderr bytes.Buffer
+			if code := Main([]string{"--workbench", wb}, strings.NewReader(stdin), &stdout, &stderr); code != 1 || stdout.Len() != 0 {
+				t.Fatalf("exit %d, stdout %d bytes, stderr %q; want exit 1 and nothing", code, stdout.Len(), stderr.String())
+			}
+			if _, err := os.Lstat(wb); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the workbench %s: %v; want it not made", wb, err)
 			}
 		})
 	}
