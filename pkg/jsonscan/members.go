@@ -21,7 +21,7 @@ func (e Ends) EachMember(obj string, base int, fn func(key, value string, at int
 		return
 	}
 	for i = SkipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
-		kend := StringEnd(obj, i) // a key is never long enough to be in e
+		kend := e.StringEnd(obj, base, i) // keys are strings too, long ones in e
 		key := obj[i:kend]
 		i = SkipSpace(obj, SkipSpace(obj, kend)+1) // past the colon
 		vend := e.ValueEnd(obj, base, i)
