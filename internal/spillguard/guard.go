@@ -155,13 +155,15 @@ func run(p *hook.Payload, o options, wbFlag string, wait func() error) (out *hoo
 	if readsSpill(p, tool, root, dir) {
 		return nil, nil, nil
 	}
-	if !prepared(dir) && wait() != nil {
-		// Prepare would create the spill folder (and the workbench), or
-		// change its mode: a bad payload leaves the disk as it was.
-		return nil, nil, nil
-	}
-	if err := spill.Prepare(dir); err != nil {
-		return nil, nil, fmt.Errorf("cannot use the spill folder: %v", err)
+	if !spill.Ready(dir) {
+		if wait() != nil {
+			// Prepare would create the spill folder (and the workbench),
+			// or change its mode: a bad payload leaves the disk as it was.
+			return nil, nil, nil
+		}
+		if err := spill.Prepare(dir); err != nil {
+			return nil, nil, fmt.Errorf("cannot use the spill folder: %v", err)
+		}
 	}
 
 	fail := func(err error) (*hook.Output, []string, error) {
@@ -191,13 +193,6 @@ func run(p *hook.Payload, o options, wbFlag string, wait func() error) (out *hoo
 		}
 	}
 	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated), written, nil
-}
-
-// prepared reports whether spill.Prepare(dir) would change nothing: dir
-// is a folder, not a symlink, with the spill folder's mode.
-func prepared(dir string) bool {
-	fi, err := os.Lstat(dir)
-	return err == nil && fi.IsDir() && fi.Mode().Perm() == spill.DirPerm
 }
 
 // persistedFields name Claude Code's own copy of a Bash output over 30,000

@@ -46,10 +46,21 @@ const maxTries = 1000
 // Dir is the spill folder of the workbench rooted at root.
 func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
 
+// Ready reports whether dir is a spill folder as Prepare leaves one: a
+// folder, not a symlink, with DirPerm. Prepare then changes nothing.
+func Ready(dir string) bool {
+	fi, err := os.Lstat(dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm() == DirPerm
+}
+
 // Prepare makes dir usable as a spill folder: it creates it (and its
 // parents, DirPerm like the workbench's own) if missing, refuses it when it
 // is a symlink or not a folder, and narrows its permissions to DirPerm.
+// A folder already Ready costs one lstat.
 func Prepare(dir string) error {
+	if Ready(dir) {
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), DirPerm); err != nil {
 		return err
 	}
