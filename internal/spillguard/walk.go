@@ -167,13 +167,13 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 				// was found.
 				before := x & (1<<(8*k) - 1)
 				if k < 7 {
-					if c := uint64(shortEscapes[byte(x>>(8*k+8))]); c != 0 {
+					if c := uint64(jsonscan.ShortEscape(byte(x >> (8*k + 8)))); c != 0 {
 						binary.LittleEndian.PutUint64(d[j:], before|c<<(8*k)|x>>(8*k+16)<<(8*k+8))
 						i, j = i+8, j+7
 						continue
 					}
 				} else if i+8 < len(body) {
-					if c := uint64(shortEscapes[body[i+8]]); c != 0 {
+					if c := uint64(jsonscan.ShortEscape(body[i+8])); c != 0 {
 						binary.LittleEndian.PutUint64(d[j:], before|c<<56)
 						i, j = i+9, j+8
 						continue
@@ -196,18 +196,10 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 		}
 		c := body[i+1]
 		i += 2
-		switch c {
-		case 'b':
-			d[j] = '\b'
-		case 'f':
-			d[j] = '\f'
-		case 'n':
-			d[j] = '\n'
-		case 'r':
-			d[j] = '\r'
-		case 't':
-			d[j] = '\t'
-		case 'u':
+		switch short := jsonscan.ShortEscape(c); {
+		case short != 0:
+			d[j] = short
+		case c == 'u':
 			r := hex4(body, i)
 			if r < 0 {
 				r = utf8.RuneError
@@ -228,7 +220,7 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 			}
 			j += utf8.EncodeRune(d[j:], r)
 			continue
-		default: // '"', '\\', '/'
+		default: // no escape (a body not yet checked): taken as it stands
 			d[j] = c
 		}
 		j++
@@ -241,10 +233,6 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 	}
 	return dst[:start+j], i
 }
-
-// shortEscapes maps the byte after a backslash to the byte the two make,
-// for the escapes of one byte; 0 for \u and for what is no escape.
-var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // hex4 reads the four hex digits at s[i:], or returns -1.
 func hex4(s string, i int) rune {

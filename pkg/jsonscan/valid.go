@@ -116,9 +116,10 @@ const (
 	highs = 0x8080808080808080
 )
 
-// load8 reads s[i:i+8] as a little-endian word (the compiler merges the
+// Word reads s[i:i+8] as a little-endian word, for code that tests eight
+// bytes of a string at once (the compiler merges the
 // byte loads into one).
-func load8(s string, i int) uint64 {
+func Word(s string, i int) uint64 {
 	b := s[i : i+8] // one bounds check for the eight reads
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
@@ -144,18 +145,18 @@ func ValidStringBody(body string) bool {
 	var carry uint // 1 when the word's first byte is escaped
 	i := 0
 	for ; i+8 <= len(body); i += 8 {
-		x := load8(body, i)
+		x := Word(body, i)
 		if controlFlags(x) != 0 {
 			return false
 		}
-		eq := equalBytes(x, '\\')
+		eq := EqualBytes(x, '\\')
 		if eq|uint64(carry) == 0 {
 			continue
 		}
 		// The common case of text with escaped newlines: one backslash,
 		// not the last byte, escaping a one-byte escape within the word.
 		if carry == 0 && eq&(eq-1) == 0 {
-			if k := bits.TrailingZeros64(eq) / 8; k < 7 && shortEscapes[byte(x>>(8*k+8))] {
+			if k := bits.TrailingZeros64(eq) / 8; k < 7 && shortEscapes[byte(x>>(8*k+8))] != 0 {
 				continue
 			}
 		}
@@ -186,13 +187,13 @@ func ValidStringBody(body string) bool {
 	if controlFlags(x) != 0 {
 		return false
 	}
-	esc, carry := escapedBytes(movemask(equalBytes(x, '\\')), carry)
+	esc, carry := escapedBytes(movemask(EqualBytes(x, '\\')), carry)
 	return carry == 0 && validEscapes(body, i, esc)
 }
 
-// equalBytes returns a word with the high bit set in exactly the bytes of x
+// EqualBytes returns a word with the high bit set in exactly the bytes of x
 // that equal c.
-func equalBytes(x uint64, c byte) uint64 {
+func EqualBytes(x uint64, c byte) uint64 {
 	y := x ^ ones*uint64(c)
 	return ^((y&^highs + ^uint64(highs)) | y) & highs
 }
@@ -242,19 +243,13 @@ func hex4(s string, i int) bool {
 	return i+4 <= len(s) && isHex(s[i]) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3])
 }
 
-// shortEscapes marks the bytes that make a two-byte escape after a
-// backslash: all of escapes but u.
-var shortEscapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+// ShortEscape returns the byte a backslash and c make, for the escapes of
+// two bytes (\n and the like), or 0 when c makes none (\u is longer).
+func ShortEscape(c byte) byte { return shortEscapes[c] }
+
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // escapes marks the bytes that may follow an escaping backslash.
 var escapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-// Word returns s[i:i+8] as a little-endian word, for code that tests eight
-// bytes of a string at once.
-func Word(s string, i int) uint64 { return load8(s, i) }
-
-// EqualBytes returns a word with the high bit set in exactly the bytes of
-// the word x equal to c.
-func EqualBytes(x uint64, c byte) uint64 { return equalBytes(x, c) }
