@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -140,9 +139,9 @@ func parseMembers(raw, trimmed []byte, ends jsonscan.Ends) (*Payload, error) {
 	// A zero-copy view: raw is never modified after this point, and the
 	// results point into it instead of copying a large tool result.
 	ends.EachMember(view(raw), 0, func(key, value string, at int) bool {
-		k := gjson.Parse(key).Str
+		k := jsonscan.Key(key)
 		if _, dup := p.top[k]; !dup {
-			p.top[k] = member(value, at)
+			p.top[k] = jsonscan.Result(value, at)
 		}
 		return true
 	})
@@ -162,20 +161,6 @@ func parseMembers(raw, trimmed []byte, ends jsonscan.Ends) (*Payload, error) {
 
 // view is raw as a string, without a copy.
 func view(raw []byte) string { return unsafe.String(unsafe.SliceData(raw), len(raw)) }
-
-// member is the gjson.Result of a top-level value found at raw[at:]: what
-// gjson's ForEach would give, built without scanning the value again. An
-// object or array is not read at all until asked for.
-func member(value string, at int) gjson.Result {
-	var r gjson.Result
-	if value[0] == '"' && strings.IndexByte(value, '\\') < 0 {
-		r = gjson.Result{Type: gjson.String, Raw: value, Str: value[1 : len(value)-1]}
-	} else {
-		r = gjson.Parse(value)
-	}
-	r.Index = at
-	return r
-}
 
 // Get returns the value at a gjson path. A path whose first component is a
 // plain key is answered from the top-level members without rescanning Raw.

@@ -1,5 +1,11 @@
 package jsonscan
 
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
 // EachMember calls fn with each member of the JSON object obj, in order,
 // until fn returns false: the key as written (a string token, quotes and
 // escapes included), the value as written, and where the value starts in
@@ -32,4 +38,28 @@ func (e Ends) EachMember(obj string, base int, fn func(key, value string, at int
 			i = SkipSpace(obj, i+1)
 		}
 	}
+}
+
+// Key is a key as EachMember gives it (a string token), unescaped. A key
+// without a backslash, as nearly all are, is not copied.
+func Key(key string) string {
+	if inner := key[1 : len(key)-1]; strings.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	return gjson.Parse(key).Str
+}
+
+// Result is the gjson.Result of a value as written (as EachMember gives
+// it), found at index at of its document: what gjson's ForEach gives for a
+// member. An object or array is not read until asked for, and a string
+// without escapes is not copied.
+func Result(value string, at int) gjson.Result {
+	var r gjson.Result
+	if value[0] == '"' && strings.IndexByte(value, '\\') < 0 {
+		r = gjson.Result{Type: gjson.String, Raw: value, Str: value[1 : len(value)-1]}
+	} else {
+		r = gjson.Parse(value)
+	}
+	r.Index = at
+	return r
 }

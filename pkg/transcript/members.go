@@ -1,8 +1,6 @@
 package transcript
 
 import (
-	"strings"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/jsonscan"
@@ -36,14 +34,7 @@ func (v value) result() gjson.Result {
 	if v.raw == "" {
 		return gjson.Result{}
 	}
-	if v.isString() && strings.IndexByte(v.raw, '\\') < 0 {
-		// Most strings have no escape: their text is the literal's
-		// inside, as gjson.Parse would find after scanning for escapes.
-		return gjson.Result{Type: gjson.String, Raw: v.raw, Str: v.raw[1 : len(v.raw)-1], Index: v.index}
-	}
-	r := gjson.Parse(v.raw)
-	r.Index = v.index
-	return r
+	return jsonscan.Result(v.raw, v.index)
 }
 
 // The kinds of a value, by its first byte.
@@ -56,23 +47,9 @@ func (v value) isNull() bool   { return v.raw == "" || v.raw[0] == 'n' }
 // eachMember calls fn with the key (unescaped) and value of every member of
 // the object obj.raw, in order, until fn returns false.
 func eachMember(obj value, fn func(key string, v value) bool) {
-	s := obj.raw
-	i := jsonscan.SkipSpace(s, 1)
-	for s[i] != '}' {
-		end := jsonscan.StringEnd(s, i)
-		key := s[i+1 : end-1]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = gjson.Parse(s[i:end]).Str
-		}
-		i = jsonscan.SkipSpace(s, jsonscan.SkipSpace(s, end)+1) // past the colon
-		vend := jsonscan.ValueEnd(s, i)
-		if !fn(key, value{s[i:vend], obj.index + i}) {
-			return
-		}
-		if i = jsonscan.SkipSpace(s, vend); s[i] == ',' {
-			i = jsonscan.SkipSpace(s, i+1)
-		}
-	}
+	jsonscan.EachMember(obj.raw, func(key, raw string, at int) bool {
+		return fn(jsonscan.Key(key), value{raw, obj.index + at})
+	})
 }
 
 // eachElement calls fn with every element of the array arr.raw, in order,
