@@ -3,7 +3,6 @@ package hook
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -19,77 +18,81 @@ const backgroundBodies = 1 << 20
 // validation checks a payload in two parts (jsonscan.Split): the skeleton,
 // all of it but the bodies of its long strings, and those bodies, which
 // hold nearly all the bytes of a large payload and are checked in the
-// background when they are large.
+// background when they are large. Both parts report the error a whole
+// check would: invalid UTF-8 anywhere comes before invalid JSON anywhere.
 type validation struct {
-	n        int           // the payload's size, for the error
-	ends     jsonscan.Ends // where the long strings are
-	skeleton func() error
-	bodies   func() error
+	n    int           // the payload's size, for the error
+	skel string        // the payload without its long bodies
+	ends jsonscan.Ends // where the long strings are
+	// bodyUTF8 and bodyJSON are the bodies' verdict, set once done is
+	// closed (done is nil when they were set before startValidation
+	// returned).
+	done               chan struct{}
+	bodyUTF8, bodyJSON bool
 }
 
 var errUTF8 = errors.New("stdin is not valid UTF-8")
 
 func invalidJSON(n int) error { return fmt.Errorf("stdin is not valid JSON (%d bytes)", n) }
 
-// startValidation splits raw and starts checking its bodies. Both checks
-// report the error a whole check would: invalid UTF-8 anywhere comes
-// before invalid JSON anywhere.
+// startValidation splits raw and checks its bodies, in a goroutine when
+// they are large.
 func startValidation(raw []byte) *validation {
 	skel, bodies, ends := jsonscan.Split(view(raw), jsonscan.LongString)
-	v := &validation{n: len(raw), ends: ends}
+	v := &validation{n: len(raw), skel: skel, ends: ends}
 	size := 0
 	for _, b := range bodies {
 		size += len(b)
 	}
-	checkAll := func() (validUTF8, validJSON bool) {
-		validUTF8, validJSON = true, true
+	check := func() {
+		v.bodyUTF8, v.bodyJSON = true, true
 		for _, b := range bodies {
-			validUTF8 = validUTF8 && utf8.ValidString(b)
+			v.bodyUTF8 = v.bodyUTF8 && utf8.ValidString(b)
 		}
 		for _, b := range bodies {
-			validJSON = validJSON && jsonscan.ValidStringBody(b)
+			v.bodyJSON = v.bodyJSON && jsonscan.ValidStringBody(b)
 		}
-		return validUTF8, validJSON
 	}
-	var check func() (bool, bool)
-	if size >= backgroundBodies {
-		type verdict struct{ utf8, json bool }
-		done := make(chan verdict, 1)
-		go func() {
-			u, j := checkAll()
-			done <- verdict{u, j}
-		}()
-		check = sync.OnceValues(func() (bool, bool) {
-			r := <-done
-			return r.utf8, r.json
-		})
-	} else {
-		check = sync.OnceValues(checkAll)
+	if size < backgroundBodies {
+		check()
+		return v
 	}
-	v.bodies = func() error {
-		validUTF8, validJSON := check()
-		switch {
-		case !validUTF8:
-			return errUTF8
-		case !validJSON:
-			return invalidJSON(v.n)
-		}
-		return nil
+	v.done = make(chan struct{})
+	go func() {
+		check()
+		close(v.done)
+	}()
+	return v
+}
+
+// bodies waits for the bodies' verdict and returns it as an error.
+func (v *validation) bodies() error {
+	if v.done != nil {
+		<-v.done
 	}
-	v.skeleton = func() error {
-		validUTF8, validJSON := bothChecks(skel)
-		if validUTF8 && validJSON {
-			return nil
-		}
-		if !validUTF8 {
-			return errUTF8
-		}
-		if err := v.bodies(); err == errUTF8 {
-			return err
-		}
+	switch {
+	case !v.bodyUTF8:
+		return errUTF8
+	case !v.bodyJSON:
 		return invalidJSON(v.n)
 	}
-	return v
+	return nil
+}
+
+// skeleton checks the skeleton. When it fails it waits for the bodies too,
+// so that the error is the one a whole check gives.
+func (v *validation) skeleton() error {
+	validUTF8, validJSON := bothChecks(v.skel)
+	if validUTF8 && validJSON {
+		return nil
+	}
+	if !validUTF8 {
+		return errUTF8
+	}
+	if err := v.bodies(); err == errUTF8 {
+		return err
+	}
+	return invalidJSON(v.n)
 }
 
 // bothChecks checks UTF-8 and JSON syntax, on two cores when s is large
