@@ -200,7 +200,7 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 		case short != 0:
 			d[j] = short
 		case c == 'u':
-			r := hex4(body, i)
+			r := jsonscan.Hex4(body, i)
 			if r < 0 {
 				r = utf8.RuneError
 			} else {
@@ -208,7 +208,7 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 				if utf16.IsSurrogate(r) {
 					r2 := rune(-1)
 					if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-						r2 = hex4(body, i+2)
+						r2 = jsonscan.Hex4(body, i+2)
 					}
 					if dr := utf16.DecodeRune(r, r2); dr != utf8.RuneError {
 						r = dr
@@ -232,26 +232,4 @@ func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
 		j++
 	}
 	return dst[:start+j], i
-}
-
-// hex4 reads the four hex digits at s[i:], or returns -1.
-func hex4(s string, i int) rune {
-	if i+4 > len(s) {
-		return -1
-	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

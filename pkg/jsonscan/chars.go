@@ -1,7 +1,6 @@
 package jsonscan
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -41,7 +40,6 @@ func isSurrogatePair(s string) bool {
 	if len(s) < 12 || s[6] != '\\' || s[7] != 'u' {
 		return false
 	}
-	hi, err1 := strconv.ParseUint(s[2:6], 16, 32)
-	lo, err2 := strconv.ParseUint(s[8:12], 16, 32)
-	return err1 == nil && err2 == nil && 0xD800 <= hi && hi < 0xDC00 && 0xDC00 <= lo && lo < 0xE000
+	hi, lo := Hex4(s, 2), Hex4(s, 8)
+	return 0xD800 <= hi && hi < 0xDC00 && 0xDC00 <= lo && lo < 0xE000
 }

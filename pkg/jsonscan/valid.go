@@ -166,7 +166,7 @@ func ValidStringBody(body string) bool {
 		for esc != 0 { // validEscapes, inlined: this is the hot path of log text
 			k := i + bits.TrailingZeros(esc)
 			esc &= esc - 1
-			if c := body[k]; !escapes[c] || c == 'u' && !hex4(body, k+1) {
+			if c := body[k]; !escapes[c] || c == 'u' && Hex4(body, k+1) < 0 {
 				return false
 			}
 		}
@@ -231,16 +231,34 @@ func validEscapes(body string, i int, esc uint) bool {
 		if k >= len(body) {
 			return false
 		}
-		if c := body[k]; !escapes[c] || c == 'u' && !hex4(body, k+1) {
+		if c := body[k]; !escapes[c] || c == 'u' && Hex4(body, k+1) < 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// hex4 reports whether s[i:i+4] are four hex digits.
-func hex4(s string, i int) bool {
-	return i+4 <= len(s) && isHex(s[i]) && isHex(s[i+1]) && isHex(s[i+2]) && isHex(s[i+3])
+// Hex4 returns the value of the four hex digits at s[i:], as a \u escape
+// holds them, or -1 when they are not four hex digits.
+func Hex4(s string, i int) rune {
+	if i+4 > len(s) {
+		return -1
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // ShortEscape returns the byte a backslash and c make, for the escapes of
@@ -251,5 +269,3 @@ var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f
 
 // escapes marks the bytes that may follow an escaping backslash.
 var escapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true, 'u': true}
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
