@@ -44,13 +44,10 @@ func TestLayer3SubagentSeqSpilled(t *testing.T) {
 		case 0:
 			return Call(Bash("seq", seqCmd))
 		case 1:
-			got, _ := r.ToolResult("seq")
-			m := spillPointer.FindStringSubmatch(got.Text)
-			if m == nil {
-				t.Errorf("the subagent was shown no spill pointer for %s: %.600q", seqCmd, got.Text)
+			var ok bool
+			if spillPath, ok = pointedFile(t, r, "seq", seqCmd); !ok {
 				return Say("no pointer")
 			}
-			spillPath = m[3]
 			return Call(ToolUse{ID: "readback", Name: "Read", Input: map[string]any{"file_path": spillPath, "offset": 1, "limit": 2000}})
 		default:
 			return Say("20000")
@@ -140,13 +137,10 @@ func TestLayer3GlancesAtSpillFilesShownWhole(t *testing.T) {
 		case 0:
 			return Call(Bash("first", first))
 		case 1:
-			got, _ := r.ToolResult("first")
-			m := spillPointer.FindStringSubmatch(got.Text)
-			if m == nil {
-				t.Errorf("the subagent was shown no spill pointer for %s: %.600q", first, got.Text)
+			var ok bool
+			if spilled, ok = pointedFile(t, r, "first", first); !ok {
 				return Say("no pointer")
 			}
-			spilled = m[3]
 			return Call(Bash("glob", glob))
 		case 2:
 			return Call(Bash("cd", "cd .flower && cat spill/"+filepath.Base(spilled)))
@@ -215,4 +209,17 @@ func TestLayer3GlancesAtSpillFilesShownWhole(t *testing.T) {
 	if entries, _ := os.ReadDir(s.Path(".flower/spill")); len(entries) != 2 {
 		t.Errorf("%d files in spill/, want 2 (the two seqs; a glance at a spill file spilled again?)", len(entries))
 	}
+}
+
+// pointedFile is the spill file the pointer in the result of the call id
+// (the command cmd) names; false, after reporting it, when there is none.
+func pointedFile(t *testing.T, r *Request, id, cmd string) (string, bool) {
+	t.Helper()
+	got, _ := r.ToolResult(id)
+	m := spillPointer.FindStringSubmatch(got.Text)
+	if m == nil {
+		t.Errorf("the subagent was shown no spill pointer for %s: %.600q", cmd, got.Text)
+		return "", false
+	}
+	return m[3], true
 }

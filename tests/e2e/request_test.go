@@ -256,24 +256,17 @@ func (r *Request) ToolResult(id string) (Block, bool) {
 }
 
 // ToolUses is every tool_use of the request, in order.
-func (r *Request) ToolUses() []Block {
-	var out []Block
-	for _, m := range r.Messages {
-		for _, b := range m.Content {
-			if b.Type == "tool_use" {
-				out = append(out, b)
-			}
-		}
-	}
-	return out
-}
+func (r *Request) ToolUses() []Block { return r.blocks("tool_use") }
 
 // ToolResults is every tool_result of the request, in order.
-func (r *Request) ToolResults() []Block {
+func (r *Request) ToolResults() []Block { return r.blocks("tool_result") }
+
+// blocks is every content block of the given type, in order.
+func (r *Request) blocks(kind string) []Block {
 	var out []Block
 	for _, m := range r.Messages {
 		for _, b := range m.Content {
-			if b.Type == "tool_result" {
+			if b.Type == kind {
 				out = append(out, b)
 			}
 		}
