@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -37,6 +39,7 @@ type rewriter struct {
 type lineRewriter struct {
 	*rewriter
 	scratch []byte
+	splices []splice // spliced's, kept for their capacity
 	delta   int64    // this goroutine's share of rewriter.delta
 	spilled []string // this goroutine's share of rewriter.spilled
 }
@@ -104,12 +107,16 @@ func (lr *lineRewriter) write(n int, raw, out []byte) ([]byte, error) {
 		out = append(out, raw[at+1+uuidLen:]...)
 		return append(out, '\n'), nil
 	}
-	line, err := lr.line(n, raw)
+	spliced, ok, err := lr.spliced(n, raw, out)
+	if !ok && err == nil {
+		var line []byte
+		line, err = lr.line(n, raw)
+		spliced = append(out, line...)
+	}
 	if err != nil {
 		return out, &transcript.LineError{Line: n, Err: err}
 	}
-	out = append(out, line...)
-	return append(out, '\n'), nil
+	return append(spliced, '\n'), nil
 }
 
 // relinks reports whether line n names a dropped entry, so that relink has
@@ -119,16 +126,151 @@ func (lr *lineRewriter) relinks(n int, raw []byte) bool {
 	if refs == 0 || len(lr.p.dropped) == 0 {
 		return false
 	}
+	line := unsafe.String(unsafe.SliceData(raw), len(raw))
 	for i, f := range relinkFields {
 		if refs&(1<<i) != 0 {
-			if v := gjson.GetBytes(raw, f); v.Type == gjson.String {
-				if _, gone := lr.p.dropped[v.Str]; gone {
+			if v, ok := member(line, topLevel(line), f); ok && line[v.start] == '"' {
+				if _, gone := lr.p.dropped[stringValue(line, v)]; gone {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// stringValue is the string at v, unescaped; one without a backslash is not
+// copied.
+func stringValue(line string, v span) string {
+	return jsonscan.Result(line[v.start:v.end], v.start).Str
+}
+
+// spliced appends line n as the fork holds it to out, its changes made as
+// splices of raw in one copy. It makes the changes line makes, found with
+// the walks of splice.go instead of gjson's scans: ok is false, with
+// nothing done, when a change is not one a splice makes as sjson does (a
+// value missing or of another type, two changes of the same bytes), and
+// line makes it.
+func (lr *lineRewriter) spliced(n int, raw, out []byte) (_ []byte, ok bool, err error) {
+	line := unsafe.String(unsafe.SliceData(raw), len(raw))
+	top := topLevel(line)
+	ss := lr.splices[:0]
+	defer func() { lr.splices = ss[:0] }()
+	inPlace := lr.p.sid[n-1] >= 0 && len(lr.newID) == uuidLen
+	if inPlace {
+		at := int(lr.p.sid[n-1]) + 1
+		ss = append(ss, splice{span: span{at, at + uuidLen}, text: lr.newID})
+	}
+	e := lr.p.edits[n]
+	var bodies []span // the content of each replacement's block
+	if e != nil {
+		for i, r := range e.replace {
+			c, ok := blockContent(line, r.block)
+			if !ok {
+				return out, false, nil
+			}
+			bodies = append(bodies, c)
+			ss = append(ss, splice{span: c, body: i + 1})
+			if r.single {
+				if ss, ok = toolUseResultSplices(line, top, ss, i+1); !ok {
+					return out, false, nil
+				}
+			}
+		}
+		if len(e.remove) > 0 {
+			gone, ok := removal(line, e.remove)
+			if !ok {
+				return out, false, nil
+			}
+			for _, g := range gone {
+				ss = append(ss, splice{span: g})
+			}
+		}
+	}
+	if refs := lr.p.flags[n-1] & refBits; refs != 0 && len(lr.p.dropped) > 0 {
+		for i, f := range relinkFields {
+			if refs&(1<<i) == 0 {
+				continue
+			}
+			v, ok := member(line, top, f)
+			if !ok || line[v.start] != '"' {
+				continue
+			}
+			uuid := stringValue(line, v)
+			if _, gone := lr.p.dropped[uuid]; !gone {
+				continue
+			}
+			to := "null"
+			if u := lr.p.resolve(uuid); u != "" {
+				b, _ := json.Marshal(u)
+				to = string(b)
+			}
+			ss = append(ss, splice{span: v, text: to})
+		}
+	}
+	if !inPlace {
+		if v, ok := member(line, top, "sessionId"); ok && line[v.start] == '"' {
+			to := `"` + lr.newID + `"` // setSessionID's copy where the old id stands
+			if len(lr.oldID) != len(lr.newID) || line[v.start:v.end] != strconv.Quote(lr.oldID) {
+				b, _ := json.Marshal(lr.newID)
+				to = string(b)
+			}
+			ss = append(ss, splice{span: v, text: to})
+		}
+	}
+	if !ordered(ss) {
+		return out, false, nil
+	}
+	// The splices fit: now the bodies, in the order apply makes them, spill
+	// files included.
+	if e != nil && len(e.replace) > 0 {
+		texts := make([]string, len(e.replace))
+		for i, r := range e.replace {
+			text := r.text
+			if r.trim != "" {
+				if text, err = lr.spill(bodyText(jsonscan.Result(line[bodies[i].start:bodies[i].end], bodies[i].start)), r.trim); err != nil {
+					return out, true, err
+				}
+			}
+			raw, _ := json.Marshal(text)
+			texts[i] = string(raw)
+			lr.delta += int64(utf8.RuneCountInString(text) - r.oldChars)
+		}
+		for i := range ss {
+			if ss[i].body > 0 {
+				ss[i].text = texts[ss[i].body-1]
+			}
+		}
+	}
+	return spliceLine(out, line, ss), true, nil
+}
+
+// toolUseResultSplices appends to ss the splices patchToolUseResult makes
+// for a body that replacement body-1 gives: ok is false when the
+// toolUseResult it would patch is not one it finds.
+func toolUseResultSplices(line string, top span, ss []splice, body int) (_ []splice, ok bool) {
+	v, found := member(line, top, "toolUseResult")
+	if !found {
+		return ss, true // neither a string nor an object: left as it is
+	}
+	switch line[v.start] {
+	case '"':
+		return append(ss, splice{span: v, body: body}), true
+	case '{':
+		out, found := member(line, v, "stdout")
+		if !found || line[out.start] != '"' {
+			return ss, true
+		}
+		ss = append(ss, splice{span: out, body: body})
+		if errs, found := member(line, v, "stderr"); found {
+			return append(ss, splice{span: errs, text: `""`}), true
+		}
+		// sjson adds a missing stderr last, after a comma (the object
+		// holds stdout), before the closing brace.
+		brace := v.end - 1
+		return append(ss, splice{span: span{brace, brace}, text: `,"stderr":""`}), true
+	}
+	return ss, true
 }
 
 // line returns line n as the fork holds it.
@@ -216,7 +358,8 @@ func (lr *lineRewriter) apply(out []byte, e *lineEdit) ([]byte, error) {
 	for _, r := range e.replace {
 		text := r.text
 		if r.trim != "" {
-			if text, err = lr.spill(out, r); err != nil {
+			body := bodyText(gjson.GetBytes(out, fmt.Sprintf("message.content.%d.content", r.block)))
+			if text, err = lr.spill(body, r.trim); err != nil {
 				return nil, err
 			}
 		}
@@ -270,13 +413,12 @@ func patchToolUseResult(out []byte, raw []byte) ([]byte, error) {
 const previewChars = 400
 
 // spill writes the body of a trimmed tool_result to a new file of the spill
-// folder (package spill, as layer three does) and returns the text that
-// replaces it. On a dry run nothing is written and the pointer names the file
-// the body would get.
-func (lr *lineRewriter) spill(out []byte, r replacement) (string, error) {
-	body := bodyText(gjson.GetBytes(out, fmt.Sprintf("message.content.%d.content", r.block)))
+// folder (package spill, as layer three does), named after hint, and returns
+// the text that replaces it. On a dry run nothing is written and the pointer
+// names the file the body would get.
+func (lr *lineRewriter) spill(body, hint string) (string, error) {
 	if !lr.writeSpills {
-		return dryPointer(lr.p.spillDir, r.trim, body), nil
+		return dryPointer(lr.p.spillDir, hint, body), nil
 	}
 	if !lr.prepared {
 		if err := spill.Prepare(lr.p.spillDir); err != nil {
@@ -284,7 +426,7 @@ func (lr *lineRewriter) spill(out []byte, r replacement) (string, error) {
 		}
 		lr.prepared = true
 	}
-	f, err := spill.WriteString(lr.p.spillDir, r.trim, body, previewChars)
+	f, err := spill.WriteString(lr.p.spillDir, hint, body, previewChars)
 	if err != nil {
 		return "", err
 	}
