@@ -127,16 +127,28 @@ func (lr *lineRewriter) relinks(n int, raw []byte) bool {
 		return false
 	}
 	line := unsafe.String(unsafe.SliceData(raw), len(raw))
+	var keys [len(relinkFields)]string
 	for i, f := range relinkFields {
 		if refs&(1<<i) != 0 {
-			if v, ok := member(line, topLevel(line), f); ok && line[v.start] == '"' {
-				if _, gone := lr.p.dropped[stringValue(line, v)]; gone {
-					return true
-				}
+			keys[i] = f
+		}
+	}
+	var vals [len(relinkFields)]span
+	members(line, jsonscan.SkipSpace(line, 0), keys[:], vals[:])
+	for _, v := range vals {
+		if isString(line, v) {
+			if _, gone := lr.p.dropped[stringValue(line, v)]; gone {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// isString reports whether v is a string (the whole of one: on a line that
+// is not JSON, it may be cut short).
+func isString(line string, v span) bool {
+	return v.end-v.start >= 2 && line[v.start] == '"' && line[v.end-1] == '"'
 }
 
 // stringValue is the string at v, unescaped; one without a backslash is not
@@ -144,6 +156,15 @@ func (lr *lineRewriter) relinks(n int, raw []byte) bool {
 func stringValue(line string, v span) string {
 	return jsonscan.Result(line[v.start:v.end], v.start).Str
 }
+
+// The top-level members spliced looks for, in one walk of the line.
+const (
+	topMessage = iota
+	topToolUseResult
+	topSessionID
+	topRefs // the relinkFields, in their order
+	topKeys = topRefs + len(relinkFields)
+)
 
 // spliced appends line n as the fork holds it to out, its changes made as
 // splices of raw in one copy. It makes the changes line makes, found with
@@ -153,32 +174,60 @@ func stringValue(line string, v span) string {
 // line makes it.
 func (lr *lineRewriter) spliced(n int, raw, out []byte) (_ []byte, ok bool, err error) {
 	line := unsafe.String(unsafe.SliceData(raw), len(raw))
-	top := topLevel(line)
+	e := lr.p.edits[n]
+	refs := lr.p.flags[n-1] & refBits
+	if len(lr.p.dropped) == 0 {
+		refs = 0
+	}
+	inPlace := lr.p.sid[n-1] >= 0 && len(lr.newID) == uuidLen
+
+	var keys [topKeys]string
+	if e != nil {
+		keys[topMessage] = "message"
+		for _, r := range e.replace {
+			if r.single {
+				keys[topToolUseResult] = "toolUseResult"
+			}
+		}
+	}
+	if !inPlace {
+		keys[topSessionID] = "sessionId"
+	}
+	for i, f := range relinkFields {
+		if refs&(1<<i) != 0 {
+			keys[topRefs+i] = f
+		}
+	}
+	var top [topKeys]span
+	if !members(line, jsonscan.SkipSpace(line, 0), keys[:], top[:]) {
+		return out, false, nil
+	}
+
 	ss := lr.splices[:0]
 	defer func() { lr.splices = ss[:0] }()
-	inPlace := lr.p.sid[n-1] >= 0 && len(lr.newID) == uuidLen
 	if inPlace {
 		at := int(lr.p.sid[n-1]) + 1
 		ss = append(ss, splice{span: span{at, at + uuidLen}, text: lr.newID})
 	}
-	e := lr.p.edits[n]
 	var bodies []span // the content of each replacement's block
 	if e != nil {
+		if !top[topMessage].found() {
+			return out, false, nil
+		}
+		msg := top[topMessage].start
 		for i, r := range e.replace {
-			c, ok := blockContent(line, r.block)
-			if !ok {
+			c, ok := blockContent(line, msg, r.block)
+			if !ok || line[c.start] == '"' && !isString(line, c) {
 				return out, false, nil
 			}
 			bodies = append(bodies, c)
 			ss = append(ss, splice{span: c, body: i + 1})
 			if r.single {
-				if ss, ok = toolUseResultSplices(line, top, ss, i+1); !ok {
-					return out, false, nil
-				}
+				ss = toolUseResultSplices(line, top[topToolUseResult], ss, i+1)
 			}
 		}
 		if len(e.remove) > 0 {
-			gone, ok := removal(line, e.remove)
+			gone, ok := removal(line, msg, e.remove)
 			if !ok {
 				return out, false, nil
 			}
@@ -187,36 +236,28 @@ func (lr *lineRewriter) spliced(n int, raw, out []byte) (_ []byte, ok bool, err 
 			}
 		}
 	}
-	if refs := lr.p.flags[n-1] & refBits; refs != 0 && len(lr.p.dropped) > 0 {
-		for i, f := range relinkFields {
-			if refs&(1<<i) == 0 {
-				continue
-			}
-			v, ok := member(line, top, f)
-			if !ok || line[v.start] != '"' {
-				continue
-			}
-			uuid := stringValue(line, v)
-			if _, gone := lr.p.dropped[uuid]; !gone {
-				continue
-			}
-			to := "null"
-			if u := lr.p.resolve(uuid); u != "" {
-				b, _ := json.Marshal(u)
-				to = string(b)
-			}
-			ss = append(ss, splice{span: v, text: to})
+	for _, v := range top[topRefs:] {
+		if !isString(line, v) {
+			continue
 		}
+		uuid := stringValue(line, v)
+		if _, gone := lr.p.dropped[uuid]; !gone {
+			continue
+		}
+		to := "null"
+		if u := lr.p.resolve(uuid); u != "" {
+			b, _ := json.Marshal(u)
+			to = string(b)
+		}
+		ss = append(ss, splice{span: v, text: to})
 	}
-	if !inPlace {
-		if v, ok := member(line, top, "sessionId"); ok && line[v.start] == '"' {
-			to := `"` + lr.newID + `"` // setSessionID's copy where the old id stands
-			if len(lr.oldID) != len(lr.newID) || line[v.start:v.end] != strconv.Quote(lr.oldID) {
-				b, _ := json.Marshal(lr.newID)
-				to = string(b)
-			}
-			ss = append(ss, splice{span: v, text: to})
+	if v := top[topSessionID]; v.found() && line[v.start] == '"' {
+		to := `"` + lr.newID + `"` // setSessionID's copy where the old id stands
+		if len(lr.oldID) != len(lr.newID) || line[v.start:v.end] != strconv.Quote(lr.oldID) {
+			b, _ := json.Marshal(lr.newID)
+			to = string(b)
 		}
+		ss = append(ss, splice{span: v, text: to})
 	}
 	if !ordered(ss) {
 		return out, false, nil
@@ -245,32 +286,31 @@ func (lr *lineRewriter) spliced(n int, raw, out []byte) (_ []byte, ok bool, err 
 	return spliceLine(out, line, ss), true, nil
 }
 
-// toolUseResultSplices appends to ss the splices patchToolUseResult makes
-// for a body that replacement body-1 gives: ok is false when the
-// toolUseResult it would patch is not one it finds.
-func toolUseResultSplices(line string, top span, ss []splice, body int) (_ []splice, ok bool) {
-	v, found := member(line, top, "toolUseResult")
-	if !found {
-		return ss, true // neither a string nor an object: left as it is
+// toolUseResultSplices appends to ss the splices patchToolUseResult makes,
+// v being toolUseResult, for a body that replacement body-1 gives.
+func toolUseResultSplices(line string, v span, ss []splice, body int) []splice {
+	if !v.found() {
+		return ss // neither a string nor an object: left as it is
 	}
 	switch line[v.start] {
 	case '"':
-		return append(ss, splice{span: v, body: body}), true
+		return append(ss, splice{span: v, body: body})
 	case '{':
-		out, found := member(line, v, "stdout")
-		if !found || line[out.start] != '"' {
-			return ss, true
+		var out [2]span // stdout, stderr
+		members(line, v.start, []string{"stdout", "stderr"}, out[:])
+		if !out[0].found() || line[out[0].start] != '"' {
+			return ss
 		}
-		ss = append(ss, splice{span: out, body: body})
-		if errs, found := member(line, v, "stderr"); found {
-			return append(ss, splice{span: errs, text: `""`}), true
+		ss = append(ss, splice{span: out[0], body: body})
+		if out[1].found() {
+			return append(ss, splice{span: out[1], text: `""`})
 		}
 		// sjson adds a missing stderr last, after a comma (the object
 		// holds stdout), before the closing brace.
 		brace := v.end - 1
-		return append(ss, splice{span: span{brace, brace}, text: `,"stderr":""`}), true
+		return append(ss, splice{span: span{brace, brace}, text: `,"stderr":""`})
 	}
-	return ss, true
+	return ss
 }
 
 // line returns line n as the fork holds it.

@@ -21,90 +21,142 @@ import (
 // sjson would add members or pad arrays, is reported not found, and the
 // caller leaves the line to sjson.
 
-// span is where a value stands in a line: line[start:end].
+// span is where a value stands in a line: line[start:end]. The zero span
+// is a value not found (a value is never empty).
 type span struct{ start, end int }
 
-// topLevel is the span of the object a line holds.
-func topLevel(line string) span { return span{jsonscan.SkipSpace(line, 0), len(line)} }
+func (v span) found() bool { return v.end > v.start }
 
-// member returns the value of the first member named key of the object at
-// obj, as gjson does for a path of one key.
-func member(line string, obj span, key string) (span, bool) {
-	if obj.start >= obj.end || line[obj.start] != '{' {
-		return span{}, false
+// walkMembers calls fn with the key (as written) of each member of the
+// object at line[obj] and where its value starts, until fn returns false;
+// it returns false when line[obj] is not an object. It computes no value's
+// end but to step over it: descending into a value, a path does not scan
+// it twice.
+func walkMembers(line string, obj int, fn func(key string, at int) bool) bool {
+	if obj < 0 || obj >= len(line) || line[obj] != '{' {
+		return false
 	}
-	var v span
-	found := false
-	jsonscan.EachMember(line[obj.start:obj.end], func(k, value string, at int) bool {
-		plain := len(k) == len(key)+2 && k[1:len(k)-1] == key
-		if plain || strings.IndexByte(k, '\\') >= 0 && jsonscan.Key(k) == key {
-			v, found = span{obj.start + at, obj.start + at + len(value)}, true
-			return false
+	for i := jsonscan.SkipSpace(line, obj+1); i < len(line) && line[i] == '"'; {
+		kend := jsonscan.StringEnd(line, i)
+		at := jsonscan.SkipSpace(line, jsonscan.SkipSpace(line, kend)+1) // past the colon
+		if !fn(line[i:kend], at) {
+			return true
 		}
+		// Only a comma goes on: on a line that is not JSON, the walk
+		// stops instead of going round.
+		if i = jsonscan.SkipSpace(line, jsonscan.ValueEnd(line, at)); i >= len(line) || line[i] != ',' {
+			break
+		}
+		i = jsonscan.SkipSpace(line, i+1)
+	}
+	return true
+}
+
+// keyIs reports whether key, as written, is name once unescaped: gjson
+// matches the path's key against the member's key unescaped.
+func keyIs(key, name string) bool {
+	if len(key) == len(name)+2 && key[1:len(key)-1] == name {
 		return true
+	}
+	return len(key) >= 2 && strings.IndexByte(key, '\\') >= 0 && jsonscan.Key(key) == name
+}
+
+// memberAt returns where the value of the first member named key of the
+// object at line[obj] starts, as gjson finds it for a path of one key.
+func memberAt(line string, obj int, key string) (int, bool) {
+	at, found := 0, false
+	walkMembers(line, obj, func(k string, i int) bool {
+		if keyIs(k, key) {
+			at, found = i, true
+		}
+		return !found
 	})
-	return v, found
+	return at, found && at < len(line)
 }
 
-// elements appends the spans of the elements of the array at arr to dst;
-// ok is false when arr is not an array.
-func elements(line string, arr span, dst []span) ([]span, bool) {
-	if arr.start >= arr.end || line[arr.start] != '[' {
-		return dst, false
-	}
-	i := jsonscan.SkipSpace(line, arr.start+1)
-	for i < arr.end && line[i] != ']' {
-		end := jsonscan.ValueEnd(line, i)
-		dst = append(dst, span{i, end})
-		if i = jsonscan.SkipSpace(line, end); i < arr.end && line[i] == ',' {
-			i = jsonscan.SkipSpace(line, i+1)
+// members sets vals[i] to the value of the first member named keys[i] of
+// the object at line[obj], all in one walk that stops once each is found;
+// a key "" is not looked for, and a value not found keeps the zero span.
+// It returns false when line[obj] is not an object.
+func members(line string, obj int, keys []string, vals []span) bool {
+	left := 0
+	for _, k := range keys {
+		if k != "" {
+			left++
 		}
 	}
-	return dst, true
+	return walkMembers(line, obj, func(k string, at int) bool {
+		for i, name := range keys {
+			if name != "" && !vals[i].found() && keyIs(k, name) {
+				vals[i] = span{at, jsonscan.ValueEnd(line, at)}
+				left--
+				break
+			}
+		}
+		return left > 0
+	})
 }
 
-// element returns element n of the array at arr.
-func element(line string, arr span, n int) (span, bool) {
-	if arr.start >= arr.end || line[arr.start] != '[' || n < 0 {
-		return span{}, false
+// elementAt returns where element n of the array at line[arr] starts.
+func elementAt(line string, arr, n int) (int, bool) {
+	if arr < 0 || arr >= len(line) || line[arr] != '[' || n < 0 {
+		return 0, false
 	}
-	i := jsonscan.SkipSpace(line, arr.start+1)
-	for k := 0; i < arr.end && line[i] != ']'; k++ {
-		end := jsonscan.ValueEnd(line, i)
+	i := jsonscan.SkipSpace(line, arr+1)
+	for k := 0; i < len(line) && line[i] != ']'; k++ {
 		if k == n {
-			return span{i, end}, true
+			return i, true
 		}
-		if i = jsonscan.SkipSpace(line, end); i < arr.end && line[i] == ',' {
-			i = jsonscan.SkipSpace(line, i+1)
+		if i = jsonscan.SkipSpace(line, jsonscan.ValueEnd(line, i)); i >= len(line) || line[i] != ',' {
+			break
 		}
+		i = jsonscan.SkipSpace(line, i+1)
 	}
-	return span{}, false
+	return 0, false
 }
 
-// blocks returns the array at message.content.
-func blocks(line string) (span, bool) {
-	msg, ok := member(line, topLevel(line), "message")
-	if !ok {
-		return span{}, false
+// elements returns the spans of the elements of the array at line[arr];
+// ok is false when it is not an array.
+func elements(line string, arr int) (els []span, ok bool) {
+	if arr < 0 || arr >= len(line) || line[arr] != '[' {
+		return nil, false
 	}
-	content, ok := member(line, msg, "content")
-	if !ok || line[content.start] != '[' {
-		return span{}, false
+	i := jsonscan.SkipSpace(line, arr+1)
+	for i < len(line) && line[i] != ']' {
+		end := jsonscan.ValueEnd(line, i)
+		els = append(els, span{i, end})
+		if i = jsonscan.SkipSpace(line, end); i >= len(line) || line[i] != ',' {
+			break
+		}
+		i = jsonscan.SkipSpace(line, i+1)
 	}
-	return content, true
+	return els, true
 }
 
-// blockContent returns the value at message.content.<block>.content.
-func blockContent(line string, block int) (span, bool) {
-	arr, ok := blocks(line)
+// blocksAt returns where the array of the message's content starts, msg
+// being where the message starts.
+func blocksAt(line string, msg int) (int, bool) {
+	at, ok := memberAt(line, msg, "content")
+	if !ok || line[at] != '[' {
+		return 0, false
+	}
+	return at, true
+}
+
+// blockContent returns the value at <message>.content.<block>.content, msg
+// being where the message starts.
+func blockContent(line string, msg, block int) (span, bool) {
+	arr, ok := blocksAt(line, msg)
 	if !ok {
 		return span{}, false
 	}
-	b, ok := element(line, arr, block)
+	b, ok := elementAt(line, arr, block)
 	if !ok {
 		return span{}, false
 	}
-	return member(line, b, "content")
+	var v [1]span
+	members(line, b, []string{"content"}, v[:])
+	return v[0], v[0].found()
 }
 
 // removal is what sjson.DeleteBytes takes out of the line for each of
@@ -116,12 +168,12 @@ func blockContent(line string, block int) (span, bool) {
 // of higher elements come first, so what follows the first element when it
 // goes is the comma before the lowest element that stays: everything up to
 // that comma goes with it.
-func removal(line string, remove []int) (_ []span, ok bool) {
-	arr, ok := blocks(line)
+func removal(line string, msg int, remove []int) (_ []span, ok bool) {
+	arr, ok := blocksAt(line, msg)
 	if !ok {
 		return nil, false
 	}
-	els, _ := elements(line, arr, nil)
+	els, _ := elements(line, arr)
 	gone := make([]bool, len(els))
 	for _, i := range remove {
 		if i < 0 || i >= len(els) || gone[i] {
@@ -135,26 +187,21 @@ func removal(line string, remove []int) (_ []span, ok bool) {
 		if stays := slices.Index(gone, false); stays < 0 {
 			spans = append(spans, els[0])
 		} else {
-			spans = append(spans, span{els[0].start, commaBefore(line, els[stays]) + 1})
+			spans = append(spans, span{els[0].start, commaBefore(line, els[stays-1], els[stays]) + 1})
 			from = stays + 1
 		}
 	}
 	for i := from; i < len(els); i++ {
 		if gone[i] {
-			spans = append(spans, span{commaBefore(line, els[i]), els[i].end})
+			spans = append(spans, span{commaBefore(line, els[i-1], els[i]), els[i].end})
 		}
 	}
 	return spans, true
 }
 
-// commaBefore is the index of the comma before an element that is not the
-// first of its array.
-func commaBefore(line string, el span) int {
-	i := el.start - 1
-	for line[i] != ',' {
-		i--
-	}
-	return i
+// commaBefore is the index of the comma between two elements.
+func commaBefore(line string, prev, el span) int {
+	return prev.end + strings.IndexByte(line[prev.end:el.start], ',')
 }
 
 // splice replaces line[start:end] with text.
