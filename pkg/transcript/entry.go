@@ -148,42 +148,66 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // Claude Code writes, or Parse says which one does not. Fields it does not
 // read are not checked: unknown entry types pass as long as they are JSON.
 func Parse(raw []byte) (*Entry, error) {
-	if !utf8.Valid(raw) {
-		return nil, errors.New("not valid UTF-8")
+	e := new(Entry)
+	if err := parse(e, nil, raw); err != nil {
+		return nil, err
 	}
+	return e, nil
+}
+
+// parse is Parse into e, which it overwrites. A message is read into m
+// when m is not nil, reusing the array of its blocks: Scan parses every
+// line of a batch into the entries of the batch before, and allocating
+// an entry, a message and a block array for each line was, with the GC
+// it called for, a fifth of prune-session's first pass.
+func parse(e *Entry, m *Message, raw []byte) error {
 	// Parsing a view of raw instead of a copy halves the cost of reading a
 	// transcript: a copy of every line is 200 MB of garbage for a 200 MB
 	// file. The view is safe because nothing writes to raw while the Entry
 	// is in use: Raw and the gjson results are documented as valid only as
 	// long as raw's bytes are, and the copied string fields are cloned.
-	line := value{raw: unsafe.String(unsafe.SliceData(raw), len(raw))}
-	// jsonscan.Valid accepts what gjson.Valid does, checking long string
-	// bodies eight bytes a step: measured, gjson's validstring was 12% of
-	// prune-session's CPU on the bench's 200 MB transcript.
-	if !jsonscan.Valid(line.raw) {
-		return nil, errors.New("not valid JSON")
+	s := unsafe.String(unsafe.SliceData(raw), len(raw))
+	ln := lines.Get().(*line)
+	defer lines.Put(ln)
+	var root value
+	switch ln.Scan(s) {
+	case jsonscan.ScanNotUTF8:
+		return errors.New("not valid UTF-8")
+	case jsonscan.ScanNotJSON:
+		return errors.New("not valid JSON")
+	case jsonscan.ScanOK:
+		ln.s = s
+		r := ln.Root()
+		root = value{raw: s[r.Start:r.End], index: int(r.Start), t: ln}
+	default: // too many values for a tape: checked and walked without one
+		if !utf8.Valid(raw) {
+			return errors.New("not valid UTF-8")
+		}
+		if !jsonscan.Valid(s) {
+			return errors.New("not valid JSON")
+		}
+		root.raw = s[jsonscan.SkipSpace(s, 0):]
+		root.index = len(s) - len(root.raw)
+		root.raw = strings.TrimRight(root.raw, " \t\r\n")
 	}
-	line.raw = line.raw[jsonscan.SkipSpace(line.raw, 0):]
-	line.index = len(raw) - len(line.raw)
-	line.raw = strings.TrimRight(line.raw, " \t\r\n")
-	if !line.isObject() {
-		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(line.result()))
+	if !root.isObject() {
+		return fmt.Errorf("%s, want a JSON object", jsonkind.Of(root.result()))
 	}
-	e := &Entry{Raw: raw, SessionIDIndex: -1}
+	*e = Entry{Raw: raw, SessionIDIndex: -1}
 	var err error
+	// The strings are views of raw until own copies them, all at once.
 	str := func(dst *string, key string, v value) {
 		if err == nil {
-			*dst, err = wantString(key, v.result())
-			*dst = strings.Clone(*dst)
+			*dst, err = wantString(key, v)
 		}
 	}
 	boolean := func(dst *bool, key string, v value) {
 		if err == nil {
-			*dst, err = wantBool(key, v.result())
+			*dst, err = wantBool(key, v)
 		}
 	}
 	var hasType bool
-	eachMember(line, func(k string, v value) bool {
+	eachMember(root, func(k string, v value) bool {
 		switch k {
 		case "type":
 			hasType = true
@@ -222,44 +246,45 @@ func Parse(raw []byte) (*Entry, error) {
 			boolean(&e.IsMeta, k, v)
 		case "permissionDecision":
 			if v.isObject() && err == nil {
-				e.DenialSource, err = wantString("permissionDecision.source", gjson.Get(v.raw, "source"))
-				e.DenialSource = strings.Clone(e.DenialSource)
+				e.DenialSource, err = wantStringResult("permissionDecision.source", gjson.Get(v.raw, "source"))
 			}
 		case "toolUseResult":
 			e.ToolUseResult = v.result()
 		case "message":
 			if err == nil && !v.isNull() {
-				e.Message, err = parseMessage(v)
+				if m == nil {
+					m = new(Message)
+				}
+				e.Message, err = m, parseMessage(m, v)
 			}
 		}
 		return err == nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !hasType {
-		return nil, errors.New(`no "type" field`)
+		return errors.New(`no "type" field`)
 	}
-	return e, nil
+	e.own(ln)
+	return nil
 }
 
-func parseMessage(v value) (*Message, error) {
+// parseMessage reads v into m, which it overwrites.
+func parseMessage(m *Message, v value) error {
 	if !v.isObject() {
-		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v.result()))
+		return fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v.result()))
 	}
-	m := &Message{}
+	*m = Message{Blocks: m.Blocks[:0]}
 	var err error
 	eachMember(v, func(k string, f value) bool {
 		switch k {
 		case "id":
-			m.ID, err = wantString("message.id", f.result())
-			m.ID = strings.Clone(m.ID)
+			m.ID, err = wantString("message.id", f)
 		case "role":
-			m.Role, err = wantString("message.role", f.result())
-			m.Role = strings.Clone(m.Role)
+			m.Role, err = wantString("message.role", f)
 		case "model":
-			m.Model, err = wantString("message.model", f.result())
-			m.Model = strings.Clone(m.Model)
+			m.Model, err = wantString("message.model", f)
 		case "usage":
 			if !f.isNull() {
 				m.Usage, err = parseUsage(f)
@@ -269,7 +294,7 @@ func parseMessage(v value) (*Message, error) {
 		}
 		return err == nil
 	})
-	return m, err
+	return err
 }
 
 func parseContent(m *Message, v value) error {
@@ -278,7 +303,7 @@ func parseContent(m *Message, v value) error {
 		return nil
 	case v.isString():
 		m.StringContent = true
-		m.Blocks = []Block{{Index: -1, Type: "text", Chars: stringChars(v.raw)}}
+		m.Blocks = append(m.Blocks[:0], Block{Index: -1, Type: "text", Chars: v.chars()})
 		return nil
 	case !v.isArray():
 		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v.result()))
@@ -328,39 +353,35 @@ func parseBlock(i int, v value) (Block, error) {
 	if !typ.isString() {
 		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(gjson.Get(v.raw, "type")))
 	}
-	b.Type = strings.Clone(typ.result().Str)
-	b.Input, b.content = input.result(), content
+	b.Type = typ.result().Str
+	b.Input, b.content = input.result(), content.detached()
 	var err error
 	switch b.Type {
 	case "text":
 		if text.isString() {
-			b.Chars = stringChars(text.raw)
+			b.Chars = text.chars()
 		} else {
-			_, err = wantString(at(".text"), text.result())
+			_, err = wantString(at(".text"), text)
 		}
 	case "tool_use":
-		if b.ID, err = wantString("", id.result()); err != nil {
+		if b.ID, err = wantString("", id); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id.result()))
 		}
-		if b.Name, err = wantString("", name.result()); err != nil {
+		if b.Name, err = wantString("", name); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name.result()))
 		}
-		b.ID, b.Name = strings.Clone(b.ID), strings.Clone(b.Name)
 		if b.Input.Exists() && !b.Input.IsObject() {
 			return b, fmt.Errorf("field %q is %s, want an object", at(".input"), jsonkind.Of(b.Input))
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
-		if b.ToolUseID, err = wantString("", toolUseID.result()); err != nil {
+		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID.result()))
 		}
-		b.ToolUseID = strings.Clone(b.ToolUseID)
-		if b.IsError, err = wantBool("", isError.result()); err != nil {
+		if b.IsError, err = wantBool("", isError); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError.result()))
 		}
-		if content.isString() {
-			b.Chars = stringChars(content.raw)
-		} else if b.Chars, err = contentChars(content.result()); err != nil {
+		if b.Chars, err = contentChars(content); err != nil {
 			return b, fmt.Errorf("field %q %v", at(".content"), err)
 		}
 	}
@@ -369,29 +390,39 @@ func parseBlock(i int, v value) (Block, error) {
 
 // contentChars counts the text of a tool_result's content: a string, or the
 // text blocks of an array (images and documents count 0).
-func contentChars(v gjson.Result) (int, error) {
+func contentChars(v value) (int, error) {
 	switch {
-	case !v.Exists() || v.Type == gjson.Null:
+	case v.isNull():
 		return 0, nil
-	case v.Type == gjson.String:
-		return utf8.RuneCountInString(v.Str), nil
-	case !v.IsArray():
-		return 0, fmt.Errorf("is %s, want a string or an array", jsonkind.Of(v))
+	case v.isString():
+		return v.chars(), nil
+	case !v.isArray():
+		return 0, fmt.Errorf("is %s, want a string or an array", jsonkind.Of(v.result()))
 	}
 	n := 0
 	var err error
-	v.ForEach(func(_, b gjson.Result) bool {
-		if !b.IsObject() {
-			err = fmt.Errorf("holds %s, want objects", jsonkind.Of(b))
+	eachElement(v, func(b value) bool {
+		if !b.isObject() {
+			err = fmt.Errorf("holds %s, want objects", jsonkind.Of(b.result()))
 			return false
 		}
-		if b.Get("type").Str == "text" {
-			t := b.Get("text")
-			if t.Type != gjson.String {
-				err = fmt.Errorf("holds a text block whose text is %s, want a string", jsonkind.Of(t))
+		// The first "type" and "text", as gjson's Get takes them.
+		var typ, text value
+		eachMember(b, func(k string, f value) bool {
+			switch {
+			case k == "type" && !typ.exists():
+				typ = f
+			case k == "text" && !text.exists():
+				text = f
+			}
+			return true
+		})
+		if typ.isString() && typ.result().Str == "text" {
+			if !text.isString() {
+				err = fmt.Errorf("holds a text block whose text is %s, want a string", jsonkind.Of(text.result()))
 				return false
 			}
-			n += utf8.RuneCountInString(t.Str)
+			n += text.chars()
 		}
 		return true
 	})
@@ -414,6 +445,10 @@ func parseUsage(v value) (Usage, error) {
 	})
 	var u Usage
 	for i, dst := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadInputTokens, &u.CacheCreationInputTokens} {
+		if n, ok := vals[i].smallInt(); ok {
+			*dst = n
+			continue
+		}
 		switch f := vals[i].result(); f.Type {
 		case gjson.Number:
 			*dst = f.Int()
@@ -427,7 +462,102 @@ func parseUsage(v value) (Usage, error) {
 	return u, nil
 }
 
-func wantString(key string, v gjson.Result) (string, error) {
+// own copies the entry's strings, views of its line until then, so that
+// they can be kept once the line is gone: one allocation for the strings
+// of the line, where a copy of each cost an allocation each, a dozen a
+// line. Values that repeat become shared instead: the few every line takes
+// (types, roles) are constants, and those of a session (its id, its cwd,
+// the model) are the copy ln made for an earlier line.
+func (e *Entry) own(ln *line) {
+	e.SessionID = ln.shared(0, e.SessionID)
+	e.Cwd = ln.shared(1, e.Cwd)
+	e.AgentID = ln.shared(2, e.AgentID)
+	n := len(e.UUID) + len(e.ParentUUID) + len(e.LogicalParentUUID) + len(e.LeafUUID) + len(e.Timestamp) +
+		len(e.ToolUseID) + len(e.ParentToolUseID) + unknown(e.Type) + unknown(e.ToolDenialKind) + unknown(e.DenialSource)
+	m := e.Message
+	if m != nil {
+		m.Model = ln.shared(3, m.Model)
+		n += len(m.ID) + unknown(m.Role)
+		for i := range m.Blocks {
+			b := &m.Blocks[i]
+			n += len(b.ID) + len(b.ToolUseID) + unknown(b.Type) + unknown(b.Name)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	c := copier(make([]byte, 0, n)) // never grown: each string stays where it is put
+	for _, f := range [...]*string{&e.UUID, &e.ParentUUID, &e.LogicalParentUUID, &e.LeafUUID, &e.Timestamp,
+		&e.ToolUseID, &e.ParentToolUseID, &e.Type, &e.ToolDenialKind, &e.DenialSource} {
+		*f = c.put(*f)
+	}
+	if m != nil {
+		m.ID, m.Role = c.put(m.ID), c.put(m.Role)
+		for i := range m.Blocks {
+			b := &m.Blocks[i]
+			b.ID, b.ToolUseID, b.Type, b.Name = c.put(b.ID), c.put(b.ToolUseID), c.put(b.Type), c.put(b.Name)
+		}
+	}
+}
+
+// copier is own's buffer.
+type copier []byte
+
+// put returns s's constant, or a copy of s in c.
+func (c *copier) put(s string) string {
+	if k, ok := constant(s); ok || s == "" {
+		return k
+	}
+	at := len(*c)
+	*c = append(*c, s...)
+	return unsafe.String(&(*c)[at], len(s))
+}
+
+// unknown is how many bytes of s put copies.
+func unknown(s string) int {
+	if _, ok := constant(s); ok {
+		return 0
+	}
+	return len(s)
+}
+
+// constant returns the constant equal to s, for the values a field takes
+// on most lines.
+func constant(s string) (string, bool) {
+	switch s {
+	case "user":
+		return "user", true
+	case "assistant":
+		return "assistant", true
+	case "text":
+		return "text", true
+	case "tool_use":
+		return "tool_use", true
+	case "tool_result":
+		return "tool_result", true
+	case "Bash":
+		return "Bash", true
+	case "permission-rule":
+		return "permission-rule", true
+	case "hook":
+		return "hook", true
+	}
+	return "", false
+}
+
+// wantString is v's string, "" for a null or missing v. A string without
+// escapes is read where it stands: most are, and a gjson.Result for each
+// was a tenth of reading a line.
+func wantString(key string, v value) (string, error) {
+	if v.isString() {
+		if body := v.raw[1 : len(v.raw)-1]; strings.IndexByte(body, '\\') < 0 {
+			return body, nil
+		}
+	}
+	return wantStringResult(key, v.result())
+}
+
+func wantStringResult(key string, v gjson.Result) (string, error) {
 	switch v.Type {
 	case gjson.String:
 		return v.Str, nil
@@ -437,12 +567,20 @@ func wantString(key string, v gjson.Result) (string, error) {
 	return "", fmt.Errorf("field %q is %s, want a string", key, jsonkind.Of(v))
 }
 
-func wantBool(key string, v gjson.Result) (bool, error) {
-	switch v.Type {
+// wantBool is v's boolean, false for a null or missing v.
+func wantBool(key string, v value) (bool, error) {
+	switch v.raw {
+	case "true":
+		return true, nil
+	case "false", "null", "":
+		return false, nil
+	}
+	r := v.result()
+	switch r.Type {
 	case gjson.True:
 		return true, nil
 	case gjson.False, gjson.Null:
 		return false, nil
 	}
-	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
+	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(r))
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // member is what a test compares of one member or element.
@@ -78,10 +80,35 @@ func checkMembers(t *testing.T, doc string) {
 	trimmed := strings.TrimSpace(doc)
 	start := strings.Index(doc, trimmed)
 	want := walkGJSON(gjson.Parse(doc))
-	got := walk(value{trimmed, start})
+	got := walk(value{raw: trimmed, index: start})
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("doc %q (-want +got):\n%s", doc, diff)
+		t.Errorf("doc %q, walked without a tape (-want +got):\n%s", doc, diff)
 	}
+	if got := walk(onTape(t, doc)); !cmp.Equal(want, got) {
+		t.Errorf("doc %q, walked on its tape (-want +got):\n%s", doc, cmp.Diff(want, got))
+	}
+}
+
+// onTape is valid JSON doc as Parse walks it: on its tape.
+func onTape(t *testing.T, doc string) value {
+	t.Helper()
+	ln := &line{s: doc}
+	if r := ln.Scan(doc); r != jsonscan.ScanOK {
+		t.Fatalf("Scan(%q) = %d, want ScanOK", doc, r)
+	}
+	r := ln.Root()
+	return value{raw: doc[r.Start:r.End], index: int(r.Start), t: ln}
+}
+
+// stringChars is the characters of the JSON string raw, counted without a
+// tape (jsonscan.Chars) and on one (Scan's count); the two must agree.
+func stringChars(t *testing.T, raw string) int {
+	t.Helper()
+	n := value{raw: raw}.chars()
+	if on := onTape(t, raw).chars(); on != n {
+		t.Fatalf("%s: %d characters on a tape, %d without", raw, on, n)
+	}
+	return n
 }
 
 func TestStringChars(t *testing.T) {
@@ -93,7 +120,7 @@ func TestStringChars(t *testing.T) {
 	for _, raw := range tests {
 		t.Run(raw, func(t *testing.T) {
 			want := utf8.RuneCountInString(gjson.Parse(raw).Str)
-			if got := stringChars(raw); got != want {
+			if got := stringChars(t, raw); got != want {
 				t.Errorf("stringChars(%s) = %d, want %d", raw, got, want)
 			}
 		})
@@ -114,16 +141,16 @@ func FuzzMembers(f *testing.F) {
 		trimmed := strings.TrimSpace(doc)
 		if trimmed[0] != '{' && trimmed[0] != '[' {
 			if trimmed[0] == '"' {
-				if want, got := utf8.RuneCountInString(gjson.Parse(trimmed).Str), stringChars(trimmed); got != want {
+				if want, got := utf8.RuneCountInString(gjson.Parse(trimmed).Str), stringChars(t, trimmed); got != want {
 					t.Fatalf("stringChars(%s) = %d, want %d", trimmed, got, want)
 				}
 			}
 			return
 		}
 		checkMembers(t, doc)
-		for _, m := range walk(value{trimmed, 0}) {
+		for _, m := range walk(onTape(t, trimmed)) {
 			if m.Type == gjson.String {
-				if got, want := stringChars(m.Raw), utf8.RuneCountInString(m.Str); got != want {
+				if got, want := stringChars(t, m.Raw), utf8.RuneCountInString(m.Str); got != want {
 					t.Fatalf("stringChars(%s) = %d, want %d", m.Raw, got, want)
 				}
 			}

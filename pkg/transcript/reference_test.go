@@ -37,13 +37,13 @@ func parseReference(raw []byte) (*Entry, error) {
 	var err error
 	str := func(dst *string, key string, v gjson.Result) {
 		if err == nil {
-			*dst, err = wantString(key, v)
+			*dst, err = wantStringResult(key, v)
 			*dst = strings.Clone(*dst)
 		}
 	}
 	boolean := func(dst *bool, key string, v gjson.Result) {
 		if err == nil {
-			*dst, err = wantBool(key, v)
+			*dst, err = wantBoolResult(key, v)
 		}
 	}
 	var hasType bool
@@ -115,13 +115,13 @@ func parseMessageRef(v gjson.Result) (*Message, error) {
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			m.ID, err = wantString("message.id", f)
+			m.ID, err = wantStringResult("message.id", f)
 			m.ID = strings.Clone(m.ID)
 		case "role":
-			m.Role, err = wantString("message.role", f)
+			m.Role, err = wantStringResult("message.role", f)
 			m.Role = strings.Clone(m.Role)
 		case "model":
-			m.Model, err = wantString("message.model", f)
+			m.Model, err = wantStringResult("message.model", f)
 			m.Model = strings.Clone(m.Model)
 		case "usage":
 			if f.Type != gjson.Null {
@@ -186,7 +186,7 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 		case "is_error":
 			isError = f
 		case "content":
-			b.content = value{f.Raw, f.Index}
+			b.content = value{raw: f.Raw, index: f.Index}
 		}
 		return true
 	})
@@ -197,14 +197,14 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 	var err error
 	switch b.Type {
 	case "text":
-		if _, err = wantString(at(".text"), text); err == nil {
+		if _, err = wantStringResult(at(".text"), text); err == nil {
 			b.Chars = utf8.RuneCountInString(text.Str)
 		}
 	case "tool_use":
-		if b.ID, err = wantString("", id); err != nil {
+		if b.ID, err = wantStringResult("", id); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id))
 		}
-		if b.Name, err = wantString("", name); err != nil {
+		if b.Name, err = wantStringResult("", name); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name))
 		}
 		b.ID, b.Name = strings.Clone(b.ID), strings.Clone(b.Name)
@@ -213,14 +213,14 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
-		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
+		if b.ToolUseID, err = wantStringResult("", toolUseID); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID))
 		}
 		b.ToolUseID = strings.Clone(b.ToolUseID)
-		if b.IsError, err = wantBool("", isError); err != nil {
+		if b.IsError, err = wantBoolResult("", isError); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError))
 		}
-		if b.Chars, err = contentChars(b.content.result()); err != nil {
+		if b.Chars, err = contentCharsRef(b.content.result()); err != nil {
 			return b, fmt.Errorf("field %q %v", at(".content"), err)
 		}
 	}
@@ -252,4 +252,44 @@ func parseUsageRef(v gjson.Result) (Usage, error) {
 	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
 	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
 	return u, err
+}
+
+// contentCharsRef is contentChars as it was written on gjson.
+func contentCharsRef(v gjson.Result) (int, error) {
+	switch {
+	case !v.Exists() || v.Type == gjson.Null:
+		return 0, nil
+	case v.Type == gjson.String:
+		return utf8.RuneCountInString(v.Str), nil
+	case !v.IsArray():
+		return 0, fmt.Errorf("is %s, want a string or an array", jsonkind.Of(v))
+	}
+	n := 0
+	var err error
+	v.ForEach(func(_, b gjson.Result) bool {
+		if !b.IsObject() {
+			err = fmt.Errorf("holds %s, want objects", jsonkind.Of(b))
+			return false
+		}
+		if b.Get("type").Str == "text" {
+			t := b.Get("text")
+			if t.Type != gjson.String {
+				err = fmt.Errorf("holds a text block whose text is %s, want a string", jsonkind.Of(t))
+				return false
+			}
+			n += utf8.RuneCountInString(t.Str)
+		}
+		return true
+	})
+	return n, err
+}
+
+func wantBoolResult(key string, v gjson.Result) (bool, error) {
+	switch v.Type {
+	case gjson.True:
+		return true, nil
+	case gjson.False, gjson.Null:
+		return false, nil
+	}
+	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
 }

@@ -22,11 +22,13 @@ type batch struct {
 	lines   [][]byte
 	spans   []span
 	entries []*Entry // Scan: the parsed lines
-	errs    []error
-	out     []byte // Transform: the lines' output
-	err     error  // Transform: the first error of the batch
-	tail    error  // what ended reading after the last line, if anything
-	done    chan struct{}
+	// slots hold the entries, reused from batch to batch: see parse.
+	slots []slot
+	errs  []error
+	out   []byte // Transform: the lines' output
+	err   error  // Transform: the first error of the batch
+	tail  error  // what ended reading after the last line, if anything
+	done  chan struct{}
 }
 
 // pipeline is the batches of one Scan or Transform: a goroutine reads them
@@ -195,10 +197,12 @@ func (p *pipeline) lineSpan(n, start, end int) span {
 
 // Scan reads every line of r, parses it on all CPUs, and calls fn for each
 // line in order, with the entry or the error (a *LineError) that line gave.
-// A line fn is called with lives until fn returns; e.Raw and the gjson
-// results in e must not be kept. When fn returns an error Scan stops and
-// returns it; reading errors other than a bad line are returned too. Memory
-// stays bounded by a few batches in flight, whatever the file's size.
+// A line fn is called with lives until fn returns, and so does e, which
+// Scan reuses for a later line: e's string fields can be kept, but not e,
+// its message or blocks, e.Raw or the gjson results in e. When fn returns
+// an error Scan stops and returns it; reading errors other than a bad line
+// are returned too. Memory stays bounded by a few batches in flight,
+// whatever the file's size.
 func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	p := newPipeline(workers)
@@ -208,9 +212,12 @@ func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 		go func() {
 			for b := range p.work {
 				b.entries = append(b.entries[:0], make([]*Entry, len(b.lines))...)
+				if len(b.slots) < len(b.lines) {
+					b.slots = append(b.slots, make([]slot, len(b.lines)-len(b.slots))...)
+				}
 				for i, l := range b.lines {
 					if b.errs[i] == nil {
-						b.entries[i], b.errs[i] = safeParse(b.first+i, l)
+						b.entries[i], b.errs[i] = safeParse(b.first+i, &b.slots[i], l)
 					}
 				}
 				close(b.done)
@@ -232,18 +239,24 @@ func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 	return nil
 }
 
-// safeParse is Parse on a worker goroutine, where a panic would end the
-// process instead of reaching the command's recover.
-func safeParse(line int, raw []byte) (e *Entry, err error) {
+// slot is where Scan parses a line: an entry and its message.
+type slot struct {
+	e Entry
+	m Message
+}
+
+// safeParse is Parse into s on a worker goroutine, where a panic would end
+// the process instead of reaching the command's recover.
+func safeParse(line int, s *slot, raw []byte) (e *Entry, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e, err = nil, &LineError{Line: line, Err: fmt.Errorf("internal error: %v", r)}
 		}
 	}()
-	if e, err = Parse(raw); err != nil {
+	if err = parse(&s.e, &s.m, raw); err != nil {
 		return nil, &LineError{Line: line, Err: err}
 	}
-	return e, nil
+	return &s.e, nil
 }
 
 // LineFunc appends what line n (raw, without its newline) becomes to out

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 )
 
 // numbered is lines lines, each its number and enough filler that the
@@ -266,6 +269,67 @@ func TestTransformStopsWorkers(t *testing.T) {
 					t.Errorf("the LineFunc ran %d times after Transform returned", n)
 				}
 			})
+		}
+	}
+}
+
+// TestScanReusesEntries: Scan parses each line into an entry used before
+// for another line. Lines of every shape in turn (with and without a
+// message, more blocks then fewer, a string content, a bad line) must come
+// out as Parse gives them fresh, with strings that stay as they were once
+// the entry is reused.
+func TestScanReusesEntries(t *testing.T) {
+	var lines []string
+	for _, k := range slices.Sorted(maps.Keys(recorded)) {
+		lines = append(lines, recorded[k])
+	}
+	lines = append(lines,
+		`{"type":"user","message":{"role":"user","content":"typed"},"sessionId":"s2","cwd":"/other"}`,
+		`not json`,
+		`{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t1","name":"Bash","input":{}},{"type":"tool_use","id":"t2","name":"Read","input":{}}]}}`,
+		`{"type":"progress","toolUseID":"t1"}`,
+	)
+	var doc []byte
+	for range 800 { // many batches' worth, so that slots are reused
+		for _, l := range lines {
+			doc = append(append(doc, l...), '\n')
+		}
+	}
+	type kept struct {
+		line int
+		e    *Entry // a deep copy of the strings, taken in fn
+	}
+	var got []kept
+	err := Scan(bytes.NewReader(doc), func(n int, e *Entry, err error) error {
+		if n%5 != 0 {
+			return nil // cmp is slow: a fifth of the lines, every shape in turn
+		}
+		want, wantErr := Parse([]byte(lines[(n-1)%len(lines)]))
+		if diff := cmp.Diff(errString(wantErr), errString(errors.Unwrap(err))); diff != "" {
+			t.Fatalf("line %d: errors (-Parse +Scan):\n%s", n, diff)
+		}
+		if err != nil {
+			return nil
+		}
+		want.Raw = e.Raw
+		if diff := cmp.Diff(want, e, cmp.Comparer(sameResult), cmp.AllowUnexported(Block{}), cmp.Comparer(sameValue)); diff != "" {
+			t.Fatalf("line %d (-Parse +Scan):\n%s", n, diff)
+		}
+		if n%97 == 0 {
+			c := *e // the strings alone: they must outlive the entry
+			c.Raw, c.Message, c.ToolUseResult = nil, nil, gjson.Result{}
+			got = append(got, kept{n, &c})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range got {
+		want, _ := Parse([]byte(lines[(k.line-1)%len(lines)]))
+		want.Raw, want.Message, want.ToolUseResult = nil, nil, gjson.Result{}
+		if diff := cmp.Diff(want, k.e, cmp.Comparer(sameResult)); diff != "" {
+			t.Errorf("line %d, strings kept past the callback (-Parse +kept):\n%s", k.line, diff)
 		}
 	}
 }
