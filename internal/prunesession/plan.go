@@ -184,24 +184,34 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			p.turns++
 		}
 		blocks := len(e.Message.Blocks)
-		for _, b := range e.ToolUses() {
-			c := &call{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
-			if b.Name == "Bash" {
-				if cmd := b.Input.Get("command"); cmd.Type == gjson.String && glance.is(cmd.Str) {
-					c.cmd = strings.Clone(cmd.Str)
-				}
+		// The blocks are walked here instead of through ToolUses and
+		// ToolResults, which copy them into new slices for every line.
+		trs := 0
+		for i := range e.Message.Blocks {
+			if e.Message.Blocks[i].Type == "tool_result" {
+				trs++
 			}
-			calls[b.ID] = c
 		}
-		trs := e.ToolResults()
-		for _, b := range trs {
-			denial := ""
-			if len(trs) == 1 {
-				denial = e.ToolDenialKind
+		for i := range e.Message.Blocks {
+			b := &e.Message.Blocks[i]
+			switch b.Type {
+			case "tool_use":
+				c := &call{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
+				if b.Name == "Bash" {
+					if cmd := b.Input.Get("command"); cmd.Type == gjson.String && glance.is(cmd.Str) {
+						c.cmd = strings.Clone(cmd.Str)
+					}
+				}
+				calls[b.ID] = c
+			case "tool_result":
+				denial := ""
+				if trs == 1 {
+					denial = e.ToolDenialKind
+				}
+				results = append(results, &result{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index,
+					blocks: blocks, results: trs, toolUseID: b.ToolUseID, denial: denial, chars: b.Chars,
+					textOnly: textOnly(*b)})
 			}
-			results = append(results, &result{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index,
-				blocks: blocks, results: len(trs), toolUseID: b.ToolUseID, denial: denial, chars: b.Chars,
-				textOnly: textOnly(b)})
 		}
 		return nil
 	})
