@@ -107,6 +107,8 @@ func (lr *lineRewriter) write(n int, raw, out []byte) ([]byte, error) {
 		out = append(out, raw[at+1+uuidLen:]...)
 		return append(out, '\n'), nil
 	}
+	// Lines with edits or references to relink: in one copy where the
+	// splices can make the changes, else through sjson.
 	spliced, ok, err := lr.spliced(n, raw, out)
 	if !ok && err == nil {
 		var line []byte
@@ -313,7 +315,10 @@ func toolUseResultSplices(line string, v span, ss []splice, body int) []splice {
 	return ss
 }
 
-// line returns line n as the fork holds it.
+// line returns line n as the fork holds it, made with sjson: spliced's
+// fallback for the lines it leaves (a value missing or of another type,
+// where sjson adds members; two changes of the same bytes), and what the
+// tests hold spliced to.
 func (lr *lineRewriter) line(n int, raw []byte) ([]byte, error) {
 	out := append(lr.scratch[:0], raw...)
 	// The edits return new slices; the scratch buffer keeps the largest

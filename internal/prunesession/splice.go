@@ -10,10 +10,12 @@ import (
 // Pass two's edits as splices. sjson finds each value it sets with gjson,
 // which scans the line byte by byte from its start: an edit of a line with a
 // long tool result is a pass over the result for message.content.N.content,
-// another for toolUseResult, another for its stdout. Measured on the bench's
-// transcript, three fifths of pass two. The functions here find the same
-// values with jsonscan's walks (IndexByte over long strings, nothing
-// decoded), and a line's edits are made in one copy of it.
+// another for toolUseResult, another for its stdout: measured on the
+// bench's transcript, three fifths of pass two. The functions here find the
+// same values with jsonscan's walks (IndexByte over long strings, nothing
+// decoded), the top-level members in one walk, and a line's edits are made
+// in one copy of it: pass two of the bench's 200 MB transcript went from
+// 184 ms to 86 ms (BenchmarkRewrite on one CPU, 21 ms to 12 ms).
 //
 // They find what gjson finds for the simple paths pass two uses (the first
 // member of a name, its key unescaped; an element by index) and only that:
