@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -59,7 +60,49 @@ type result struct {
 	toolUseID    string
 	denial       string
 	chars        int
-	textOnly     bool // content is a string or text blocks only
+	textOnly     bool  // content is a string or text blocks only
+	call         *call // its tool_use, nil when not in the file (set by decide)
+	handled      bool  // a rule has dealt with it (set by decide)
+}
+
+// slab hands out pointers to values allocated a chunk at a time: a
+// transcript of 200 MB has some 30,000 calls and as many results, and one
+// allocation each was a tenth of the first pass (with the GC it fed).
+type slab[T any] struct{ chunk []T }
+
+// slabChunk is how many values one allocation of a slab holds.
+const slabChunk = 1024
+
+// arena keeps the strings the plan holds on to (ids, uuids) packed in
+// chunks: an entry's strings share one allocation with the rest of its
+// line's (transcript.Entry), which a kept uuid would keep alive whole.
+type arena struct{ chunk []byte }
+
+// arenaChunk is the size of one allocation of an arena.
+const arenaChunk = 64 << 10
+
+// copy returns s copied into the arena.
+func (a *arena) copy(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > arenaChunk/8 {
+		return strings.Clone(s) // a long one alone
+	}
+	if cap(a.chunk)-len(a.chunk) < len(s) {
+		a.chunk = make([]byte, 0, arenaChunk)
+	}
+	at := len(a.chunk)
+	a.chunk = append(a.chunk, s...)
+	return unsafe.String(&a.chunk[at], len(s))
+}
+
+func (s *slab[T]) new() *T {
+	if len(s.chunk) == cap(s.chunk) {
+		s.chunk = make([]T, 0, slabChunk)
+	}
+	s.chunk = s.chunk[:len(s.chunk)+1]
+	return &s.chunk[len(s.chunk)-1]
 }
 
 // toolRef is an entry that belongs to a call without being its tool_use or
@@ -139,8 +182,11 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		chars        int
 	}
 	var apiErrs []apiErr
-	seenMsg := map[string]bool{}
+	seenMsg, lastMsg := map[string]bool{}, ""
 	glance := glances{}
+	var callSlab slab[call]
+	var resultSlab slab[result]
+	var keep arena
 
 	counted := &countingReader{r: r}
 	err := transcript.Scan(counted, func(n int, e *transcript.Entry, err error) error {
@@ -167,7 +213,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		main := !e.IsSidechain
 		if e.Message == nil || !main {
 			if main && e.UUID != "" && (e.ToolUseID != "" || e.ParentToolUseID != "") {
-				refs = append(refs, toolRef{n, e.UUID, e.ParentUUID, [2]string{e.ToolUseID, e.ParentToolUseID}})
+				refs = append(refs, toolRef{n, keep.copy(e.UUID), keep.copy(e.ParentUUID), [2]string{keep.copy(e.ToolUseID), keep.copy(e.ParentToolUseID)}})
 			}
 			return nil
 		}
@@ -176,12 +222,16 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			p.charsBefore += int64(chars)
 		}
 		if e.IsAPIError {
-			apiErrs = append(apiErrs, apiErr{n, e.UUID, e.ParentUUID, chars})
+			apiErrs = append(apiErrs, apiErr{n, keep.copy(e.UUID), keep.copy(e.ParentUUID), chars})
 			return nil
 		}
-		if e.Type == "assistant" && e.Message.ID != "" && !seenMsg[e.Message.ID] {
-			seenMsg[e.Message.ID] = true
-			p.turns++
+		// The entries of one response come one after another: the map is
+		// only asked when the id changes.
+		if id := e.Message.ID; e.Type == "assistant" && id != "" && id != lastMsg {
+			if lastMsg = id; !seenMsg[id] {
+				seenMsg[id] = true
+				p.turns++
+			}
 		}
 		blocks := len(e.Message.Blocks)
 		// The blocks are walked here instead of through ToolUses and
@@ -196,21 +246,24 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			b := &e.Message.Blocks[i]
 			switch b.Type {
 			case "tool_use":
-				c := &call{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
+				c := callSlab.new()
+				*c = call{line: n, uuid: keep.copy(e.UUID), parent: keep.copy(e.ParentUUID), block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
 				if b.Name == "Bash" {
 					if cmd := b.Input.Get("command"); cmd.Type == gjson.String && glance.is(cmd.Str) {
 						c.cmd = strings.Clone(cmd.Str)
 					}
 				}
-				calls[b.ID] = c
+				calls[keep.copy(b.ID)] = c
 			case "tool_result":
 				denial := ""
 				if trs == 1 {
 					denial = e.ToolDenialKind
 				}
-				results = append(results, &result{line: n, uuid: e.UUID, parent: e.ParentUUID, block: b.Index,
-					blocks: blocks, results: trs, toolUseID: b.ToolUseID, denial: denial, chars: b.Chars,
-					textOnly: textOnly(*b)})
+				r := resultSlab.new()
+				*r = result{line: n, uuid: keep.copy(e.UUID), parent: keep.copy(e.ParentUUID), block: b.Index,
+					blocks: blocks, results: trs, toolUseID: keep.copy(b.ToolUseID), denial: denial, chars: b.Chars,
+					textOnly: textOnly(*b)}
+				results = append(results, r)
 			}
 		}
 		return nil
@@ -242,7 +295,9 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 // whole, an interrupted result gets the interruption note, a glance result
 // expires, and only what is left may be trimmed.
 func (p *plan) decide(o options, calls map[string]*call, results []*result, refs []toolRef) {
-	handled := map[*result]bool{}
+	for _, r := range results {
+		r.call = calls[r.toolUseID]
+	}
 
 	// Rule 2: denied calls, the most recent keepDenials kept.
 	var denied []*result
@@ -254,8 +309,8 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 	p.deniedSeen = len(denied)
 	gone := map[string]bool{}
 	for _, r := range older(denied, o.keepDenials) {
-		c, ok := calls[r.toolUseID]
-		if !ok {
+		c := r.call
+		if c == nil {
 			// Its tool_use is not in this file: removing the result alone
 			// would leave a half pair, so both stay.
 			continue
@@ -264,7 +319,7 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 		p.removeBlock(r.line, r.uuid, r.parent, r.block, r.blocks)
 		p.charsGone += int64(c.chars + r.chars)
 		gone[r.toolUseID] = true
-		handled[r] = true
+		r.handled = true
 		p.removed++
 	}
 	for _, rf := range refs {
@@ -275,9 +330,9 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 
 	// Rule 3: results an interruption left behind.
 	for _, r := range results {
-		if !handled[r] && (r.denial == denialInterrupted || r.denial == denialCancelled) {
+		if !r.handled && (r.denial == denialInterrupted || r.denial == denialCancelled) {
 			p.replace(r, interruptedNote)
-			handled[r] = true
+			r.handled = true
 			p.interrupted++
 		}
 	}
@@ -285,15 +340,14 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 	// Rule 1: glance results but the most recent keepRecent expire.
 	var glances []*result
 	for _, r := range results {
-		if c, ok := calls[r.toolUseID]; ok && c.cmd != "" && !handled[r] {
+		if r.call != nil && r.call.cmd != "" && !r.handled {
 			glances = append(glances, r)
 		}
 	}
 	p.glancesSeen = len(glances)
 	for _, r := range older(glances, o.keepRecent) {
-		c := calls[r.toolUseID]
-		p.replace(r, expiredNote(c.cmd, p.turns-c.turn))
-		handled[r] = true
+		p.replace(r, expiredNote(r.call.cmd, p.turns-r.call.turn))
+		r.handled = true
 		p.expired++
 	}
 
@@ -303,7 +357,7 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 	}
 	var large []*result
 	for _, r := range results {
-		if !handled[r] && r.textOnly && r.chars >= o.trimMin {
+		if !r.handled && r.textOnly && r.chars >= o.trimMin {
 			large = append(large, r)
 		}
 	}
