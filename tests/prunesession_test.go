@@ -121,6 +121,9 @@ func TestPruneSessionRedLine(t *testing.T) {
 			keep := g.r.IntN(3)
 			args := []string{"--session-id", newID, "--keep-recent", strconv.Itoa(keep), "--keep-denials", strconv.Itoa(keep),
 				"--trim", "--trim-min", "40", "--trim-keep", strconv.Itoa(keep), "--spill-dir", filepath.Join(dir, "spill"), src}
+			if seed%2 == 0 {
+				args = append([]string{"--sync"}, args...) // the fsynced writes, spill files included
+			}
 			var stdout, stderr bytes.Buffer
 			if code := prunesession.Main(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s\n%s", code, stderr.String(), in)

@@ -10,7 +10,15 @@
 // <new-id>.jsonl, with every sessionId rewritten and the session folder
 // (subagent transcripts) copied to <new-id>/, where a flower-fork.json
 // names the original (transcript.ForkMarker; Claude Code ignores it,
-// context-audit reports it). Both are written atomically. The transcript is
+// context-audit reports it). Both are written atomically: whole or absent
+// for every reader (a temporary file or folder renamed into place), as
+// spill-guard writes its files and Claude Code its transcripts, without an
+// fsync (Claude Code 2.1.328 syncs none of its transcripts; see
+// spill.WriteUnsynced). A crash of the whole system soon after may lose the
+// fork, never the original, which is only read. --sync fsyncs the fork, its
+// folder and --trim's spill files before the id is printed: measured on a
+// 200 MB transcript, that wait for the disk took longer than the rest of the
+// run. The transcript is
 // read twice (a plan, then the fork): lines a live session appends in
 // between are left out of the fork, and a transcript whose lines change in
 // between is refused when the change shows in the number of lines, a line's
@@ -39,7 +47,7 @@
 //
 // Flags: --keep-recent N (6), --keep-denials N (1), --trim, --trim-min N
 // (2000), --trim-keep N (20), --spill-dir DIR, --session-id UUID (the fork's
-// id instead of a random one), --dry-run.
+// id instead of a random one), --sync, --dry-run.
 //
 // Exit codes: 0 when the fork is written (or, with --dry-run, when it could
 // be); 1 with one stderr line when it cannot be: a transcript that does not

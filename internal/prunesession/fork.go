@@ -38,7 +38,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // dst and renamed into place, so dst appears whole or not at all. With dst
 // "" nothing is written: the files are only checked (a dry run). A missing
 // src gives a dst holding the marker alone.
-func copySessionDir(src, dst, oldID, newID string) error {
+func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		if dst == "" {
 			return nil
@@ -94,11 +94,18 @@ func copySessionDir(src, dst, oldID, newID string) error {
 			case rel == transcript.ForkMarker:
 				return nil // the origin of src, not of this fork
 			}
-			return copyFile(path, to, tmp == "", strings.HasSuffix(path, ".jsonl"), oldID, newID)
+			return copyFile(path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
 		})
 	}
 	if err == nil && tmp != "" {
-		err = atomicfile.Write(filepath.Join(tmp, transcript.ForkMarker), transcript.ForkMarkerJSON(oldID), 0o600)
+		create := atomicfile.WriteNewUnsynced
+		if sync {
+			create = atomicfile.WriteNew
+		}
+		err = create(filepath.Join(tmp, transcript.ForkMarker), 0o600, func(w io.Writer) error {
+			_, err := w.Write(transcript.ForkMarkerJSON(oldID))
+			return err
+		})
 	}
 	for i := len(perms) - 1; i >= 0 && err == nil; i-- {
 		err = os.Chmod(perms[i].path, perms[i].perm)
@@ -122,7 +129,7 @@ const ownerOnly fs.FileMode = 0o700
 
 // copyFile copies one file of the session folder; a transcript is checked
 // line by line and gets the new session id.
-func copyFile(src, dst string, dry, isTranscript bool, oldID, newID string) error {
+func copyFile(src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -145,8 +152,10 @@ func copyFile(src, dst string, dry, isTranscript bool, oldID, newID string) erro
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	if f != nil {
-		if err := f.Sync(); err != nil {
-			return err
+		if sync {
+			if err := f.Sync(); err != nil {
+				return err
+			}
 		}
 		return f.Close()
 	}

@@ -37,6 +37,7 @@ type options struct {
 	trimMin     int    // smallest body trimmed, in characters
 	trimKeep    int    // large bodies kept verbatim
 	spillDir    string // "" means <session cwd>/.flower/spill
+	sync        bool   // fsync what is written
 }
 
 // call is a tool_use seen in pass one.

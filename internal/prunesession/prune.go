@@ -61,6 +61,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c.Flags.StringVar(&o.spillDir, "spill-dir", "", "with --trim: the spill folder (default <session cwd>/.flower/spill)")
 	newID := c.Flags.String("session-id", "", "the fork's session id (default: a random UUID)")
 	dry := c.Flags.Bool("dry-run", false, "report what would change; write nothing")
+	c.Flags.BoolVar(&o.sync, "sync", false, "fsync the fork (and spill files) before printing its id")
 	// Flags may come after SESSION too (prune-session ID --dry-run): parse
 	// again after each argument that is not a flag.
 	var sessions []string
@@ -118,7 +119,7 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return nil, fmt.Errorf("%s already exists", dst)
 	}
-	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry}
+	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry, sync: o.sync}
 	run := func(w io.Writer) error {
 		f, err := os.Open(src)
 		if err != nil {
@@ -126,7 +127,7 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 		}
 		defer f.Close()
 		finish := func() error { return nil }
-		if out, ok := w.(*os.File); ok {
+		if out, ok := w.(*os.File); ok && o.sync {
 			w, finish = withWriteback(out)
 		}
 		err = rw.rewrite(f, w)
@@ -136,7 +137,7 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 		return err
 	}
 	if dry {
-		if err := copySessionDir(transcript.SessionDir(src), "", oldID, newID); err != nil {
+		if err := copySessionDir(transcript.SessionDir(src), "", oldID, newID, false); err != nil {
 			return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 		}
 		if err := run(io.Discard); err != nil {
@@ -145,10 +146,14 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 		return newReport(src, "", p, rw.delta, o, true), nil
 	}
 	// The folder first: when the transcript appears, all it refers to is there.
-	if err := copySessionDir(transcript.SessionDir(src), dstDir, oldID, newID); err != nil {
+	if err := copySessionDir(transcript.SessionDir(src), dstDir, oldID, newID, o.sync); err != nil {
 		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 	}
-	if err := atomicfile.WriteNew(dst, 0o600, run); err != nil {
+	create := atomicfile.WriteNewUnsynced // see the package doc: written as Claude Code writes transcripts
+	if o.sync {
+		create = atomicfile.WriteNew
+	}
+	if err := create(dst, 0o600, run); err != nil {
 		os.RemoveAll(dstDir)
 		for _, path := range rw.spilled {
 			os.Remove(path)

@@ -27,6 +27,7 @@ type rewriter struct {
 	p            *plan
 	oldID, newID string
 	writeSpills  bool  // false on a dry run
+	sync         bool  // fsync the spill files
 	prepared     bool  // the spill folder is ready
 	delta        int64 // body characters added (negative: removed) by replacements
 	// spilled are the spill files written for --trim, removed again when
@@ -471,7 +472,14 @@ func (lr *lineRewriter) spill(body, hint string) (string, error) {
 		}
 		lr.prepared = true
 	}
-	f, err := spill.WriteString(lr.p.spillDir, hint, body, previewChars)
+	write := spill.WriteUnsynced
+	if lr.sync {
+		write = spill.Write
+	}
+	f, err := write(lr.p.spillDir, hint, previewChars, func(w io.Writer) error {
+		_, err := io.WriteString(w, body)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}

@@ -27,14 +27,14 @@ const syncChunk = 32 << 20
 // of the range's dirty pages and return without waiting for it.
 const syncFileRangeWrite = 2
 
-// withWriteback returns a writer to f that asks the kernel to start
-// writing each chunk to disk as soon as it is written (sync_file_range),
-// and syncs f on a goroutine every syncChunk bytes; and a function to call
-// once the writes are done, which waits for the sync under way and returns
-// the error a sync gave. Without the hints the fork's pages stay dirty in
-// memory until atomicfile's fsync, which then waits for all of them at
-// once: measured on the bench's 200 MB fork, most of a second with nothing
-// else to do. Durability still comes from that last fsync; a failed
+// withWriteback, used with --sync, returns a writer to f that asks the
+// kernel to start writing each chunk to disk as soon as it is written
+// (sync_file_range), and syncs f on a goroutine every syncChunk bytes; and
+// a function to call once the writes are done, which waits for the sync
+// under way and returns the error a sync gave. Without the hints the fork's
+// pages stay dirty in memory until atomicfile's fsync, which then waits for
+// all of them at once: measured on the bench's 200 MB fork, most of a
+// second with nothing else to do. Durability still comes from that last fsync; a failed
 // sync_file_range changes nothing, so its error is ignored, but a failed
 // fsync is returned: Linux reports a writeback error to one fsync only, so
 // the last one might not see it.

@@ -24,39 +24,58 @@ func prunePaths(dir string) (project, transcript string) {
 }
 
 func init() {
+	transcriptArg := filepath.Join("$DIR", "projects", "-home-u-ws", pruneSessionID+".jsonl")
 	register(Case{
 		Name:   "prune-session: 200 MB transcript (defaults)",
 		Tool:   "prune-session",
-		Args:   []string{filepath.Join("$DIR", "projects", "-home-u-ws", pruneSessionID+".jsonl")},
+		Args:   []string{transcriptArg},
 		Target: "≤ 2x cp, RSS well below the file",
 		Runs:   5,
 		Setup:  writePruneTranscript,
-		// Each run writes a 200 MB fork beside the original: remove it,
-		// untimed. No fork means the run failed (the harness takes exit 1
-		// for a hook's "could not"), which must not pass for a fast run.
-		After: func(dir string) error {
-			project, _ := prunePaths(dir)
-			forks, _ := filepath.Glob(filepath.Join(project, "*.jsonl"))
-			n := 0
-			for _, f := range forks {
-				if filepath.Base(f) != pruneSessionID+".jsonl" {
-					n++
-					if err := os.Remove(f); err != nil {
-						return err
-					}
-				}
-			}
-			if n != 1 {
-				return fmt.Errorf("the run wrote %d forks, want 1", n)
-			}
-			return nil
-		},
+		After:  removeFork,
 		Baseline: func(dir, _ string) *exec.Cmd {
 			_, src := prunePaths(dir)
 			return exec.Command("cp", src, filepath.Join(dir, "copy.jsonl"))
 		},
 		BaselineName: "cp",
 	})
+	// With --sync the fork is on disk before its id is printed: compared
+	// with a copy that is too.
+	register(Case{
+		Name:   "prune-session: 200 MB transcript --sync",
+		Tool:   "prune-session",
+		Args:   []string{"--sync", transcriptArg},
+		Target: "(context)",
+		Runs:   5,
+		Setup:  writePruneTranscript,
+		After:  removeFork,
+		Baseline: func(dir, _ string) *exec.Cmd {
+			_, src := prunePaths(dir)
+			return exec.Command("dd", "if="+src, "of="+filepath.Join(dir, "copy.jsonl"), "bs=1M", "conv=fsync", "status=none")
+		},
+		BaselineName: "dd conv=fsync",
+	})
+}
+
+// removeFork removes the 200 MB fork a run wrote beside the original,
+// untimed. No fork means the run failed (the harness takes exit 1 for a
+// hook's "could not"), which must not pass for a fast run.
+func removeFork(dir string) error {
+	project, _ := prunePaths(dir)
+	forks, _ := filepath.Glob(filepath.Join(project, "*.jsonl"))
+	n := 0
+	for _, f := range forks {
+		if filepath.Base(f) != pruneSessionID+".jsonl" {
+			n++
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("the run wrote %d forks, want 1", n)
+	}
+	return nil
 }
 
 // writePruneTranscript writes a transcript in the shapes Claude Code 2.1.328
