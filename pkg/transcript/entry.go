@@ -486,7 +486,7 @@ func (e *Entry) own(ln *line) {
 	if n == 0 {
 		return
 	}
-	c := copier(make([]byte, 0, n)) // never grown: each string stays where it is put
+	c := ln.room(n)
 	for _, f := range [...]*string{&e.UUID, &e.ParentUUID, &e.LogicalParentUUID, &e.LeafUUID, &e.Timestamp,
 		&e.ToolUseID, &e.ParentToolUseID, &e.Type, &e.ToolDenialKind, &e.DenialSource} {
 		*f = c.put(*f)
@@ -500,7 +500,8 @@ func (e *Entry) own(ln *line) {
 	}
 }
 
-// copier is own's buffer.
+// copier is own's buffer: room for the line's strings, never grown, so
+// that each string stays where it is put.
 type copier []byte
 
 // put returns s's constant, or a copy of s in c.
