@@ -258,23 +258,34 @@ func digits(s string, i int) int {
 // scanString checks the string whose opening quote is s[q] and returns the
 // index just past its closing quote and its characters once unescaped.
 //
-// It reads eight bytes a step while they are plain ASCII text: one word
+// It reads sixteen bytes a step while they are plain ASCII text: a word
 // test finds the first byte that is a quote, a backslash, a control byte
-// or not ASCII, and that byte is dealt with alone.
+// or not ASCII, and that byte is dealt with alone. The characters are the
+// bytes less those that are not one (an escape's second byte, a UTF-8
+// sequence's continuation bytes), counted only at those.
 func scanString(s string, q int) (end, chars int, r ScanResult) {
-	i := q + 1
+	i, extra := q+1, 0
 	for {
-		for i+8 <= len(s) {
-			x := Word(s, i)
-			// The lowest flagged byte of each test is exact (a borrow only
-			// flags bytes above a true one), so the lowest of all is.
-			m := zeroBytes(x^ones*'"') | zeroBytes(x^ones*'\\') | ((x-ones*0x20)|x)&highs
-			if m == 0 {
-				i, chars = i+8, chars+8
-				continue
+		for {
+			if i+16 <= len(s) {
+				mx, my := special(Word(s, i)), special(Word(s, i+8))
+				if mx|my == 0 {
+					i += 16
+					continue
+				}
+				if mx != 0 {
+					i += bits.TrailingZeros64(mx) / 8
+				} else {
+					i += 8 + bits.TrailingZeros64(my)/8
+				}
+			} else if i+8 <= len(s) {
+				m := special(Word(s, i))
+				if m == 0 {
+					i += 8
+					continue
+				}
+				i += bits.TrailingZeros64(m) / 8
 			}
-			k := bits.TrailingZeros64(m) / 8
-			i, chars = i+k, chars+k
 			break
 		}
 		if i >= len(s) {
@@ -282,14 +293,14 @@ func scanString(s string, q int) (end, chars int, r ScanResult) {
 		}
 		switch c := s[i]; {
 		case c == '"':
-			return i + 1, chars, ScanOK
+			return i + 1, i - q - 1 - extra, ScanOK
 		case c == '\\':
 			if i+1 >= len(s) {
 				return 0, 0, ScanNotJSON
 			}
 			switch e := s[i+1]; {
 			case shortEscapes[e] != 0:
-				i += 2
+				i, extra = i+2, extra+1
 			case e != 'u':
 				return 0, 0, ScanNotJSON
 			default:
@@ -297,29 +308,36 @@ func scanString(s string, q int) (end, chars int, r ScanResult) {
 				if hi < 0 {
 					return 0, 0, ScanNotJSON
 				}
-				i += 6
+				i, extra = i+6, extra+5
 				// A high surrogate and a low one make one character, as
 				// Chars counts them; the low one's digits are checked here
 				// since it is skipped.
 				if 0xD800 <= hi && hi < 0xDC00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
 					if lo := Hex4(s, i+2); 0xDC00 <= lo && lo < 0xE000 {
-						i += 6
+						i, extra = i+6, extra+6
 					}
 				}
 			}
-			chars++
 		case c < 0x20:
 			return 0, 0, ScanNotJSON
 		case c < utf8.RuneSelf:
-			i, chars = i+1, chars+1 // the tail of the string, under a word
+			i++ // the tail of the string, under a word
 		default:
 			rn, size := utf8.DecodeRuneInString(s[i:])
 			if rn == utf8.RuneError && size == 1 {
 				return 0, 0, ScanNotUTF8
 			}
-			i, chars = i+size, chars+1
+			i, extra = i+size, extra+size-1
 		}
 	}
+}
+
+// special flags the bytes of x that end a run of plain text in a string:
+// a quote, a backslash, a control byte or a byte of a multi-byte
+// character. The lowest flag of each test is exact (a borrow only flags
+// bytes above a true one), so the lowest of all is.
+func special(x uint64) uint64 {
+	return zeroBytes(x^ones*'"') | zeroBytes(x^ones*'\\') | ((x-ones*0x20)|x)&highs
 }
 
 // zeroBytes flags the bytes of x that are zero: the lowest flag is exact,
