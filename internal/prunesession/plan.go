@@ -2,12 +2,12 @@ package prunesession
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -48,7 +48,7 @@ type call struct {
 	block        int // index in message.content
 	blocks       int // blocks of the entry
 	chars        int
-	cmd          string // a glance's command, "" otherwise
+	cmd          string // a glance's command as its expiry note quotes it, "" otherwise
 	turn         int    // the turn it was made in
 }
 
@@ -188,7 +188,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		chars        int
 	}
 	var apiErrs []apiErr
-	seenMsg, lastMsg := map[string]bool{}, ""
+	seenMsg, lastMsg := make(map[string]bool, callCount), ""
 	glance := glances{}
 	var callSlab slab[call]
 	var resultSlab slab[result]
@@ -255,8 +255,8 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 				c := callSlab.new()
 				*c = call{line: n, uuid: keep.copy(e.UUID), parent: keep.copy(e.ParentUUID), block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
 				if b.Name == "Bash" {
-					if cmd := b.Input.Get("command"); cmd.Type == gjson.String && glance.is(cmd.Str) {
-						c.cmd = strings.Clone(cmd.Str)
+					if cmd := b.Input.Get("command"); cmd.Type == gjson.String {
+						c.cmd = glance.quoted(cmd.Str)
 					}
 				}
 				calls[keep.copy(b.ID)] = c
@@ -438,23 +438,32 @@ func (c *countingReader) Read(b []byte) (int, error) {
 // commands (git status, ls) again and again, and parsing each as shell was
 // measured at 7% of prune-session's CPU on the bench's 200 MB transcript,
 // all of it on the goroutine that builds the plan while the others parse.
-type glances map[string]bool
+type glances map[string]string
 
 // maxMemoCommand bounds the commands glances remembers, so that its memory
 // stays small whatever the session: the commands that repeat are short,
 // and a long one (a heredoc) is mostly run once.
 const maxMemoCommand = 256
 
-func (g glances) is(cmd string) bool {
+// quoted returns cmd as an expiry note quotes it (noteCommand) when cmd is
+// a glance, else "".
+func (g glances) quoted(cmd string) string {
 	if len(cmd) > maxMemoCommand {
-		return ephemeral.IsEphemeral(cmd)
+		return glanceNote(cmd)
 	}
-	is, ok := g[cmd]
+	q, ok := g[cmd]
 	if !ok {
-		is = ephemeral.IsEphemeral(cmd)
-		g[strings.Clone(cmd)] = is
+		q = glanceNote(cmd)
+		g[strings.Clone(cmd)] = q
 	}
-	return is
+	return q
+}
+
+func glanceNote(cmd string) string {
+	if !ephemeral.IsEphemeral(cmd) {
+		return ""
+	}
+	return noteCommand(cmd)
 }
 
 // older returns all of rs but the last keep.
@@ -557,18 +566,25 @@ const maxNoteCommand = 60
 // that the state may have changed and that rerunning is the remedy (the
 // design's "[`git status -s` result expired (7 turns ago); the current
 // state may have changed. Rerun it if needed]"): one line, and ASCII apart
-// from the command itself.
-func expiredNote(cmd string, turnsAgo int) string {
-	cmd = strings.Join(strings.Fields(cmd), " ")
-	if r := []rune(cmd); len(r) > maxNoteCommand {
-		cmd = string(r[:maxNoteCommand]) + "..."
-	}
-	when := fmt.Sprintf("%d turns ago", turnsAgo)
+// from the command itself. quoted is the command as noteCommand gives it,
+// worked out once per command (glances.quoted), not once per result.
+func expiredNote(quoted string, turnsAgo int) string {
+	when := strconv.Itoa(turnsAgo) + " turns ago"
 	switch turnsAgo {
 	case 0:
 		when = "the latest turn"
 	case 1:
 		when = "1 turn ago"
 	}
-	return fmt.Sprintf("[`%s` from %s expired; state may have changed, rerun if needed]", cmd, when)
+	return "[`" + quoted + "` from " + when + " expired; state may have changed, rerun if needed]"
+}
+
+// noteCommand is cmd as an expiry note quotes it: on one line, cut to
+// maxNoteCommand characters.
+func noteCommand(cmd string) string {
+	cmd = strings.Join(strings.Fields(cmd), " ")
+	if r := []rune(cmd); len(r) > maxNoteCommand {
+		cmd = string(r[:maxNoteCommand]) + "..."
+	}
+	return cmd
 }

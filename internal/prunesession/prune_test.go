@@ -29,7 +29,7 @@ func TestExpiredNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, expiredNote(tt.cmd, tt.ago)); diff != "" {
+			if diff := cmp.Diff(tt.want, expiredNote(noteCommand(tt.cmd), tt.ago)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -45,7 +45,7 @@ func TestExpiredNoteShape(t *testing.T) {
 	const noteBudget = 72 + maxNoteCommand + 3 + 6
 	for _, cmd := range []string{"", "ls", strings.Repeat("x ", 500), "cat \"a\nb\"\r\n", "echo \u2029\u0085done", "git status -s && git log --oneline -10"} {
 		for _, ago := range []int{0, 1, 7, 999999} {
-			note := expiredNote(cmd, ago)
+			note := expiredNote(noteCommand(cmd), ago)
 			if strings.ContainsAny(note, "\n\r\u2028\u2029\u0085") {
 				t.Errorf("note for %q spans lines: %q", cmd, note)
 			}
