@@ -168,7 +168,8 @@ const writeBufferSize = 64 << 10
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, writeBufferSize)
 	var scratch []byte
-	err := transcript.Scan(in, func(_ int, e *transcript.Entry, err error) error {
+	// Nothing of a line is kept past it: its strings can stay views.
+	err := transcript.ScanViews(in, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -195,7 +195,9 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	var keep arena
 
 	counted := &countingReader{r: r}
-	err := transcript.Scan(counted, func(n int, e *transcript.Entry, err error) error {
+	// The entry's strings are views of its line (ScanViews): what the plan
+	// keeps is copied, into keep or on its own.
+	err := transcript.ScanViews(counted, func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -209,12 +211,12 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		}
 		p.flags = append(p.flags, set)
 		if p.sessionID == "" && e.SessionID != "" {
-			p.sessionID = e.SessionID
+			p.sessionID = strings.Clone(e.SessionID)
 		}
 		p.sid = append(p.sid, sessionIDAt(raw, e, p.sessionID))
 		p.length = append(p.length, int32(len(raw))) // at most transcript.MaxLineBytes
 		if p.cwd == "" && e.UUID != "" && e.Cwd != "" {
-			p.cwd = e.Cwd
+			p.cwd = strings.Clone(e.Cwd)
 		}
 		main := !e.IsSidechain
 		if e.Message == nil || !main {
@@ -234,8 +236,8 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		// The entries of one response come one after another: the map is
 		// only asked when the id changes.
 		if id := e.Message.ID; e.Type == "assistant" && id != "" && id != lastMsg {
-			if lastMsg = id; !seenMsg[id] {
-				seenMsg[id] = true
+			if lastMsg = keep.copy(id); !seenMsg[lastMsg] {
+				seenMsg[lastMsg] = true
 				p.turns++
 			}
 		}
@@ -263,7 +265,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			case "tool_result":
 				denial := ""
 				if trs == 1 {
-					denial = e.ToolDenialKind
+					denial = keep.copy(e.ToolDenialKind)
 				}
 				r := resultSlab.new()
 				*r = result{line: n, uuid: keep.copy(e.UUID), parent: keep.copy(e.ParentUUID), block: b.Index,
@@ -463,7 +465,9 @@ func glanceNote(cmd string) string {
 	if !ephemeral.IsEphemeral(cmd) {
 		return ""
 	}
-	return noteCommand(cmd)
+	// A copy: cmd is a view of the line, whose buffer pass one reuses,
+	// and noteCommand may return it as it is.
+	return strings.Clone(noteCommand(cmd))
 }
 
 // older returns all of rs but the last keep.

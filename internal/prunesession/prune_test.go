@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -257,5 +258,55 @@ func TestCopySessionDirMarker(t *testing.T) {
 	}
 	if diff := cmp.Diff(oldID, transcript.ForkedFrom(dst+".jsonl")); diff != "" {
 		t.Errorf("ForkedFrom (-want +got):\n%s", diff)
+	}
+}
+
+// TestLongTranscript prunes a transcript of many batches, so that pass one
+// reuses its line buffers many times over: whatever the plan keeps from a
+// line (a glance's command, ids, the session id) must be its own copy, or
+// a later line overwrites it. Each expiry note must quote the command of
+// its own call, and every line must carry the fork's id.
+func TestLongTranscript(t *testing.T) {
+	const oldID, newID = "0b0b0b0b-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	dir := t.TempDir()
+	src := filepath.Join(dir, oldID+".jsonl")
+	// A one-word glance too: the plan's quoting of it could be the line's
+	// own bytes.
+	in := strings.ReplaceAll(string(benchTranscript(8<<20)), `"command":"ls -la"`, `"command":"pwd"`)
+	if err := os.WriteFile(src, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"--session-id", newID, src}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out, err := os.ReadFile(filepath.Join(dir, newID+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := map[string]string{}
+	notes := 0
+	for i, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if sid := gjson.Get(line, "sessionId").Str; sid != newID {
+			t.Fatalf("line %d: sessionId %q, want %q", i+1, sid, newID)
+		}
+		for _, b := range gjson.Get(line, "message.content").Array() {
+			switch b.Get("type").Str {
+			case "tool_use":
+				commands[b.Get("id").Str] = b.Get("input.command").Str
+			case "tool_result":
+				body := b.Get("content").Str
+				if !strings.Contains(body, " expired; state may have changed") {
+					continue
+				}
+				notes++
+				if cmd := commands[b.Get("tool_use_id").Str]; !strings.HasPrefix(body, "[`"+cmd+"` from ") {
+					t.Fatalf("line %d: the note %q is for another command than %q", i+1, body, cmd)
+				}
+			}
+		}
+	}
+	if notes < 500 {
+		t.Fatalf("%d expiry notes, want the transcript's hundreds", notes)
 	}
 }

@@ -149,7 +149,7 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // read are not checked: unknown entry types pass as long as they are JSON.
 func Parse(raw []byte) (*Entry, error) {
 	e := new(Entry)
-	if err := parse(e, nil, raw); err != nil {
+	if err := parse(e, nil, raw, true); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -160,7 +160,9 @@ func Parse(raw []byte) (*Entry, error) {
 // line of a batch into the entries of the batch before, and allocating
 // an entry, a message and a block array for each line was, with the GC
 // it called for, a fifth of prune-session's first pass.
-func parse(e *Entry, m *Message, raw []byte) error {
+//
+// With own false the string fields stay views of raw (ScanViews).
+func parse(e *Entry, m *Message, raw []byte, own bool) error {
 	// Parsing a view of raw instead of a copy halves the cost of reading a
 	// transcript: a copy of every line is 200 MB of garbage for a 200 MB
 	// file. The view is safe because nothing writes to raw while the Entry
@@ -266,7 +268,9 @@ func parse(e *Entry, m *Message, raw []byte) error {
 	if !hasType {
 		return errors.New(`no "type" field`)
 	}
-	e.own(ln)
+	if own {
+		e.own(ln)
+	}
 	return nil
 }
 
