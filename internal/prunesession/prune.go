@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
@@ -37,21 +36,10 @@ so that  claude --resume "$(prune-session SESSION)"  resumes the fork. SESSION
 is a transcript path or a session id under $CLAUDE_CONFIG_DIR (~/.claude)
 /projects/*/. The original is never modified; a report goes to stderr.`
 
-// gcPercent is the garbage collector's target while prune-session runs.
-// Parsing allocates a few hundred megabytes for a 200 MB transcript while
-// the plan it keeps stays small, so the default (100) collects often.
-// Measured on the bench's transcript (median of 6): 100: 0.72 s, peak RSS
-// 41-46 MiB; 150: 0.66 s, 50-60 MiB; 200: 0.65 s, 58-67 MiB. 150 takes
-// most of the gain and keeps the peak well below the file.
-const gcPercent = 150
-
 // Main runs prune-session and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
-	if os.Getenv("GOGC") == "" { // a user's own setting wins
-		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
-	}
 	var o options
 	c.Flags.IntVar(&o.keepRecent, "keep-recent", DefaultKeepRecent, "glance results kept verbatim (the most recent)")
 	c.Flags.IntVar(&o.keepDenials, "keep-denials", DefaultKeepDenials, "denied calls kept (the most recent)")
