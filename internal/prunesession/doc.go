@@ -17,8 +17,8 @@
 // spill.WriteUnsynced). A crash of the whole system soon after may lose the
 // fork, never the original, which is only read. --sync fsyncs the fork, its
 // folder and --trim's spill files before the id is printed: measured on a
-// 200 MB transcript, that wait for the disk took longer than the rest of the
-// run. The transcript is
+// 200 MB transcript (docs/BENCHMARKS.md), the wait for the disk made the
+// run 40% longer. The transcript is
 // read twice (a plan, then the fork): lines a live session appends in
 // between are left out of the fork, and a transcript whose lines change in
 // between is refused when the change shows in the number of lines, a line's
