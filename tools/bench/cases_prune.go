@@ -32,9 +32,9 @@ func init() {
 		Target: "≤ 2x cp, RSS well below the file",
 		// cp's time moved from 100 to 142 ms between runs of the bench:
 		// more runs steady the medians.
-		Runs: 9,
-		Setup:  writePruneTranscript,
-		After:  removeFork,
+		Runs:  9,
+		Setup: writePruneTranscript,
+		After: removeFork,
 		Baseline: func(dir, _ string) *exec.Cmd {
 			_, src := prunePaths(dir)
 			return exec.Command("cp", src, filepath.Join(dir, "copy.jsonl"))
