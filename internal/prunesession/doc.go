@@ -16,7 +16,8 @@
 // fsync (Claude Code 2.1.328 syncs none of its transcripts; see
 // spill.WriteUnsynced). A crash of the whole system soon after may lose the
 // fork, never the original, which is only read. --sync fsyncs the fork, its
-// folder and --trim's spill files before the id is printed: measured on a
+// folder and --trim's spill files, and the folders that hold their names,
+// before the id is printed: measured on a
 // 200 MB transcript (docs/BENCHMARKS.md), the wait for the disk made the
 // run 40% longer. The transcript is
 // read twice (a plan, then the fork): lines a live session appends in

@@ -108,7 +108,15 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 		})
 	}
 	for i := len(perms) - 1; i >= 0 && err == nil; i-- {
-		err = os.Chmod(perms[i].path, perms[i].perm)
+		if sync {
+			err = syncDir(perms[i].path) // its entries: the copied files' names
+		}
+		if err == nil {
+			err = os.Chmod(perms[i].path, perms[i].perm)
+		}
+	}
+	if err == nil && sync && tmp != "" && len(perms) == 0 {
+		err = syncDir(tmp) // no session folder to copy: the marker alone
 	}
 	if err == nil && tmp != "" {
 		err = os.Rename(tmp, dst)

@@ -141,7 +141,16 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 	if o.sync {
 		create = atomicfile.WriteNew
 	}
-	if err := create(dst, 0o600, run); err != nil {
+	err = create(dst, 0o600, run)
+	if err == nil && o.sync {
+		// The files are synced; their names are entries of folders, which
+		// need a sync of their own to be on disk too.
+		err = syncDirs(filepath.Dir(dst), p.spillDir, len(rw.spilled) > 0)
+		if err != nil {
+			os.Remove(dst)
+		}
+	}
+	if err != nil {
 		os.RemoveAll(dstDir)
 		for _, path := range rw.spilled {
 			os.Remove(path)
@@ -152,6 +161,29 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 		return nil, fmt.Errorf("writing %s: %w (nothing written)", dst, err)
 	}
 	return newReport(src, dst, p, rw.delta, o, false), nil
+}
+
+// syncDirs syncs the project folder, which holds the fork and its session
+// folder, and the spill folder when spilled.
+func syncDirs(project, spillDir string, spilled bool) error {
+	if err := syncDir(project); err != nil {
+		return err
+	}
+	if spilled {
+		return syncDir(spillDir)
+	}
+	return nil
+}
+
+// syncDir fsyncs the folder dir: its entries (names of files linked or
+// renamed into it) reach the disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func readPlan(path string, o options) (*plan, error) {
