@@ -9,10 +9,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/pkg/arena"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
@@ -74,30 +74,6 @@ type slab[T any] struct{ chunk []T }
 
 // slabChunk is how many values one allocation of a slab holds.
 const slabChunk = 1024
-
-// arena keeps the strings the plan holds on to (ids, uuids) packed in
-// chunks: an entry's strings share one allocation with the rest of its
-// line's (transcript.Entry), which a kept uuid would keep alive whole.
-type arena struct{ chunk []byte }
-
-// arenaChunk is the size of one allocation of an arena.
-const arenaChunk = 64 << 10
-
-// copy returns s copied into the arena.
-func (a *arena) copy(s string) string {
-	if s == "" {
-		return ""
-	}
-	if len(s) > arenaChunk/8 {
-		return strings.Clone(s) // a long one alone
-	}
-	if cap(a.chunk)-len(a.chunk) < len(s) {
-		a.chunk = make([]byte, 0, arenaChunk)
-	}
-	at := len(a.chunk)
-	a.chunk = append(a.chunk, s...)
-	return unsafe.String(&a.chunk[at], len(s))
-}
 
 func (s *slab[T]) new() *T {
 	if len(s.chunk) == cap(s.chunk) {
@@ -192,7 +168,10 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	glance := glances{}
 	var callSlab slab[call]
 	var resultSlab slab[result]
-	var keep arena
+	// The strings the plan holds on to (ids, uuids) are copied into keep:
+	// an entry's strings share chunks with those of the lines around it
+	// (transcript.Parse), which a kept uuid would keep alive whole.
+	var keep arena.Strings
 
 	counted := &countingReader{r: r}
 	// The entry's strings are views of its line (ScanViews): what the plan
@@ -221,7 +200,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		main := !e.IsSidechain
 		if e.Message == nil || !main {
 			if main && e.UUID != "" && (e.ToolUseID != "" || e.ParentToolUseID != "") {
-				refs = append(refs, toolRef{n, keep.copy(e.UUID), keep.copy(e.ParentUUID), [2]string{keep.copy(e.ToolUseID), keep.copy(e.ParentToolUseID)}})
+				refs = append(refs, toolRef{n, keep.Copy(e.UUID), keep.Copy(e.ParentUUID), [2]string{keep.Copy(e.ToolUseID), keep.Copy(e.ParentToolUseID)}})
 			}
 			return nil
 		}
@@ -230,13 +209,13 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			p.charsBefore += int64(chars)
 		}
 		if e.IsAPIError {
-			apiErrs = append(apiErrs, apiErr{n, keep.copy(e.UUID), keep.copy(e.ParentUUID), chars})
+			apiErrs = append(apiErrs, apiErr{n, keep.Copy(e.UUID), keep.Copy(e.ParentUUID), chars})
 			return nil
 		}
 		// The entries of one response come one after another: the map is
 		// only asked when the id changes.
 		if id := e.Message.ID; e.Type == "assistant" && id != "" && id != lastMsg {
-			if lastMsg = keep.copy(id); !seenMsg[lastMsg] {
+			if lastMsg = keep.Copy(id); !seenMsg[lastMsg] {
 				seenMsg[lastMsg] = true
 				p.turns++
 			}
@@ -255,21 +234,21 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			switch b.Type {
 			case "tool_use":
 				c := callSlab.new()
-				*c = call{line: n, uuid: keep.copy(e.UUID), parent: keep.copy(e.ParentUUID), block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
+				*c = call{line: n, uuid: keep.Copy(e.UUID), parent: keep.Copy(e.ParentUUID), block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
 				if b.Name == "Bash" {
 					if cmd := b.Input.Get("command"); cmd.Type == gjson.String {
 						c.cmd = glance.quoted(cmd.Str)
 					}
 				}
-				calls[keep.copy(b.ID)] = c
+				calls[keep.Copy(b.ID)] = c
 			case "tool_result":
 				denial := ""
 				if trs == 1 {
-					denial = keep.copy(e.ToolDenialKind)
+					denial = keep.Copy(e.ToolDenialKind)
 				}
 				r := resultSlab.new()
-				*r = result{line: n, uuid: keep.copy(e.UUID), parent: keep.copy(e.ParentUUID), block: b.Index,
-					blocks: blocks, results: trs, toolUseID: keep.copy(b.ToolUseID), denial: denial, chars: b.Chars,
+				*r = result{line: n, uuid: keep.Copy(e.UUID), parent: keep.Copy(e.ParentUUID), block: b.Index,
+					blocks: blocks, results: trs, toolUseID: keep.Copy(b.ToolUseID), denial: denial, chars: b.Chars,
 					textOnly: textOnly(*b)}
 				results = append(results, r)
 			}

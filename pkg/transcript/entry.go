@@ -467,63 +467,27 @@ func parseUsage(v value) (Usage, error) {
 }
 
 // own copies the entry's strings, views of its line until then, so that
-// they can be kept once the line is gone: one allocation for the strings
-// of the line, where a copy of each cost an allocation each, a dozen a
-// line. Values that repeat become shared instead: the few every line takes
-// (types, roles) are constants, and those of a session (its id, its cwd,
-// the model) are the copy ln made for an earlier line.
+// they can be kept once the line is gone: into ln's arena, where a copy of
+// each cost an allocation each, a dozen a line. Values that repeat become
+// shared instead: the few every line takes (types, roles) are constants,
+// and those of a session (its id, its cwd, the model) are the copy ln made
+// for an earlier line.
 func (e *Entry) own(ln *line) {
 	e.SessionID = ln.shared(0, e.SessionID)
 	e.Cwd = ln.shared(1, e.Cwd)
 	e.AgentID = ln.shared(2, e.AgentID)
-	n := len(e.UUID) + len(e.ParentUUID) + len(e.LogicalParentUUID) + len(e.LeafUUID) + len(e.Timestamp) +
-		len(e.ToolUseID) + len(e.ParentToolUseID) + unknown(e.Type) + unknown(e.ToolDenialKind) + unknown(e.DenialSource)
-	m := e.Message
-	if m != nil {
-		m.Model = ln.shared(3, m.Model)
-		n += len(m.ID) + unknown(m.Role)
-		for i := range m.Blocks {
-			b := &m.Blocks[i]
-			n += len(b.ID) + len(b.ToolUseID) + unknown(b.Type) + unknown(b.Name)
-		}
-	}
-	if n == 0 {
-		return
-	}
-	c := ln.room(n)
 	for _, f := range [...]*string{&e.UUID, &e.ParentUUID, &e.LogicalParentUUID, &e.LeafUUID, &e.Timestamp,
 		&e.ToolUseID, &e.ParentToolUseID, &e.Type, &e.ToolDenialKind, &e.DenialSource} {
-		*f = c.put(*f)
+		*f = ln.copy(*f)
 	}
-	if m != nil {
-		m.ID, m.Role = c.put(m.ID), c.put(m.Role)
+	if m := e.Message; m != nil {
+		m.Model = ln.shared(3, m.Model)
+		m.ID, m.Role = ln.copy(m.ID), ln.copy(m.Role)
 		for i := range m.Blocks {
 			b := &m.Blocks[i]
-			b.ID, b.ToolUseID, b.Type, b.Name = c.put(b.ID), c.put(b.ToolUseID), c.put(b.Type), c.put(b.Name)
+			b.ID, b.ToolUseID, b.Type, b.Name = ln.copy(b.ID), ln.copy(b.ToolUseID), ln.copy(b.Type), ln.copy(b.Name)
 		}
 	}
-}
-
-// copier is own's buffer: room for the line's strings, never grown, so
-// that each string stays where it is put.
-type copier []byte
-
-// put returns s's constant, or a copy of s in c.
-func (c *copier) put(s string) string {
-	if k, ok := constant(s); ok || s == "" {
-		return k
-	}
-	at := len(*c)
-	*c = append(*c, s...)
-	return unsafe.String(&(*c)[at], len(s))
-}
-
-// unknown is how many bytes of s put copies.
-func unknown(s string) int {
-	if _, ok := constant(s); ok {
-		return 0
-	}
-	return len(s)
 }
 
 // constant returns the constant equal to s, for the values a field takes
@@ -577,15 +541,9 @@ func wantBool(key string, v value) (bool, error) {
 	switch v.raw {
 	case "true":
 		return true, nil
-	case "false", "null", "":
+	case "false", "null", "": // "": missing
 		return false, nil
 	}
-	r := v.result()
-	switch r.Type {
-	case gjson.True:
-		return true, nil
-	case gjson.False, gjson.Null:
-		return false, nil
-	}
-	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(r))
+	// v.raw is the value's token alone: nothing else is a boolean or null.
+	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v.result()))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/pkg/arena"
 	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
@@ -30,27 +31,16 @@ type line struct {
 	s string
 	// seen holds, per field slot of shared, the value last copied.
 	seen [4]string
-	// strings is where own copies the strings of the lines parsed here,
-	// one after another: an allocation a line cost a seventh of Parse. A
-	// string kept keeps its chunk alive, so a caller keeping strings
-	// of a few lines out of many should copy them (prune-session does).
-	strings []byte
+	// strings is where own copies the strings of the lines parsed here.
+	strings arena.Strings
 }
 
-// stringsChunk is the size of line.strings.
-const stringsChunk = 16 << 10
-
-// room returns an empty copier with room for n bytes.
-func (ln *line) room(n int) copier {
-	if n > stringsChunk/4 {
-		return make(copier, 0, n) // a large one alone
+// copy returns s's constant if it has one, else a copy of s in ln.strings.
+func (ln *line) copy(s string) string {
+	if k, ok := constant(s); ok {
+		return k
 	}
-	if cap(ln.strings)-len(ln.strings) < n {
-		ln.strings = make([]byte, 0, stringsChunk)
-	}
-	c := ln.strings[len(ln.strings) : len(ln.strings) : len(ln.strings)+n]
-	ln.strings = ln.strings[:len(ln.strings)+n]
-	return c
+	return ln.strings.Copy(s)
 }
 
 // lines are Parse's tapes, reused: one is in use per parsing goroutine.
