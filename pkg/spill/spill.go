@@ -196,14 +196,6 @@ func write(dir, hint string, head int, fill func(io.Writer) error,
 	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, abs, maxTries)
 }
 
-// WriteString is Write for a text already in memory.
-func WriteString(dir, hint, text string, head int) (File, error) {
-	return Write(dir, hint, head, func(w io.Writer) error {
-		_, err := io.WriteString(w, text)
-		return err
-	})
-}
-
 // sanitize turns hint into a file name: letters, digits, '.', '_' and '-'
 // are kept, every other byte becomes '_', a leading dot is dropped so the
 // file is not hidden, and the result is capped at maxNameBytes.

@@ -101,7 +101,10 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	}
 	var paths []string
 	for i, text := range []string{"first", "second", "third"} {
-		f, err := WriteString(dir, "Bash-t1-stdout", text, 2)
+		f, err := Write(dir, "Bash-t1-stdout", 2, func(w io.Writer) error {
+			_, err := io.WriteString(w, text)
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
