@@ -123,15 +123,10 @@ func elements(line string, arr int) (els []span, ok bool) {
 	if arr < 0 || arr >= len(line) || line[arr] != '[' {
 		return nil, false
 	}
-	i := jsonscan.SkipSpace(line, arr+1)
-	for i < len(line) && line[i] != ']' {
-		end := jsonscan.ValueEnd(line, i)
-		els = append(els, span{i, end})
-		if i = jsonscan.SkipSpace(line, end); i >= len(line) || line[i] != ',' {
-			break
-		}
-		i = jsonscan.SkipSpace(line, i+1)
-	}
+	jsonscan.EachElement(line[arr:], func(v string, at int) bool {
+		els = append(els, span{arr + at, arr + at + len(v)})
+		return true
+	})
 	return els, true
 }
 

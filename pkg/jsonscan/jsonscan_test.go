@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,37 @@ func FuzzEachMember(f *testing.F) {
 			if want[i] != got[i] {
 				t.Fatalf("EachMember(%q) gave %q, ForEach %q", s, got, want)
 			}
+		}
+	})
+}
+
+// FuzzEachElement: on any valid JSON array, EachElement yields what gjson's
+// ForEach yields; on anything else it returns without looping.
+func FuzzEachElement(f *testing.F) {
+	for _, s := range []string{`[]`, ` [ 1 , "]" ,{"a":[2]}, [ ] ,null] `, `["\"",true]`, `{"a":1}`, `[1 2]`, `[1,`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got []string
+		EachElement(s, func(value string, at int) bool {
+			if s[at:at+len(value)] != value {
+				t.Fatalf("element %q is not at %d of %q", value, at, s)
+			}
+			got = append(got, value)
+			return true
+		})
+		if !gjson.Valid(s) {
+			return
+		}
+		var want []string
+		if r := gjson.Parse(s); r.IsArray() {
+			r.ForEach(func(_, v gjson.Result) bool {
+				want = append(want, v.Raw)
+				return true
+			})
+		}
+		if !slices.Equal(want, got) {
+			t.Fatalf("EachElement(%q) gave %q, ForEach %q", s, got, want)
 		}
 	})
 }

@@ -40,6 +40,28 @@ func (e Ends) EachMember(obj string, base int, fn func(key, value string, at int
 	}
 }
 
+// EachElement calls fn with each element of the JSON array arr, in order,
+// until fn returns false: the element as written and where it starts in
+// arr. If arr is not an array, fn is never called. It finds ends as
+// EachMember does; on text that is not JSON it stops where a comma should
+// be and is not, instead of going round.
+func EachElement(arr string, fn func(value string, at int) bool) {
+	i := SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	for i = SkipSpace(arr, i+1); i < len(arr) && arr[i] != ']'; {
+		end := ValueEnd(arr, i)
+		if !fn(arr[i:end], i) {
+			return
+		}
+		if i = SkipSpace(arr, end); i >= len(arr) || arr[i] != ',' {
+			return
+		}
+		i = SkipSpace(arr, i+1)
+	}
+}
+
 // Key is a key as EachMember gives it (a string token), unescaped. A key
 // without a backslash, as nearly all are, is not copied.
 func Key(key string) string {

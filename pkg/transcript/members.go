@@ -119,17 +119,9 @@ func eachElement(arr value, fn func(v value) bool) {
 		}
 		return
 	}
-	s := arr.raw
-	i := jsonscan.SkipSpace(s, 1)
-	for s[i] != ']' {
-		end := jsonscan.ValueEnd(s, i)
-		if !fn(value{raw: s[i:end], index: arr.index + i}) {
-			return
-		}
-		if i = jsonscan.SkipSpace(s, end); s[i] == ',' {
-			i = jsonscan.SkipSpace(s, i+1)
-		}
-	}
+	jsonscan.EachElement(arr.raw, func(raw string, at int) bool {
+		return fn(value{raw: raw, index: arr.index + at})
+	})
 }
 
 // chars is how many characters (runes) the JSON string v holds once
