@@ -98,11 +98,7 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 		})
 	}
 	if err == nil && tmp != "" {
-		create := atomicfile.WriteNewUnsynced
-		if sync {
-			create = atomicfile.WriteNew
-		}
-		err = create(filepath.Join(tmp, transcript.ForkMarker), 0o600, func(w io.Writer) error {
+		err = writeNew(sync)(filepath.Join(tmp, transcript.ForkMarker), 0o600, func(w io.Writer) error {
 			_, err := w.Write(transcript.ForkMarkerJSON(oldID))
 			return err
 		})
@@ -130,6 +126,15 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 		os.RemoveAll(tmp)
 	}
 	return err
+}
+
+// writeNew is how the fork's files are created: atomically, and fsynced
+// only with --sync (see the package doc).
+func writeNew(sync bool) func(string, fs.FileMode, func(io.Writer) error) error {
+	if sync {
+		return atomicfile.WriteNew
+	}
+	return atomicfile.WriteNewUnsynced
 }
 
 // ownerOnly is the mode of a copied folder while it is filled.

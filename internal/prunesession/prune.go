@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -137,11 +136,7 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 	if err := copySessionDir(transcript.SessionDir(src), dstDir, oldID, newID, o.sync); err != nil {
 		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 	}
-	create := atomicfile.WriteNewUnsynced // see the package doc: written as Claude Code writes transcripts
-	if o.sync {
-		create = atomicfile.WriteNew
-	}
-	err = create(dst, 0o600, run)
+	err = writeNew(o.sync)(dst, 0o600, run)
 	if err == nil && o.sync {
 		// The files are synced; their names are entries of folders, which
 		// need a sync of their own to be on disk too.
