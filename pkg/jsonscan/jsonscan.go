@@ -3,12 +3,14 @@
 // file read) without decoding it: gjson's ForEach unescapes every string it
 // passes, and gjson.Valid checks a string byte by byte.
 //
-// The walks (StringEnd, ValueEnd, EachMember, and Ends, which lets them step
-// over strings already found) check no syntax: on invalid input they stop
-// at the end of the text instead of panicking, but what they return means
-// nothing. The checks (Valid, Split with ValidStringBody) accept exactly
-// what gjson.Valid accepts, eight bytes a step inside long strings. Chars
-// counts a string's characters without unescaping it.
+// The walks (StringEnd, ValueEnd, EachMember, EachElement, and Ends, which
+// lets them step over strings already found) check no syntax: on invalid
+// input they stop at the end of the text instead of panicking, but what
+// they return means nothing. The checks (Valid, Split with
+// ValidStringBody) accept exactly what gjson.Valid accepts, eight bytes a
+// step inside long strings. Chars counts a string's characters without
+// unescaping it. Tape does check and walk in one: it checks a document
+// once and notes where its values are, for walks that read nothing again.
 package jsonscan
 
 import "strings"
