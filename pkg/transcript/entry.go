@@ -167,10 +167,14 @@ func parse(e *Entry, m *Message, raw []byte, own bool) error {
 	// transcript: a copy of every line is 200 MB of garbage for a 200 MB
 	// file. The view is safe because nothing writes to raw while the Entry
 	// is in use: Raw and the gjson results are documented as valid only as
-	// long as raw's bytes are, and the copied string fields are cloned.
+	// long as raw's bytes are, and own copies the string fields (but for
+	// ScanViews, whose callers copy what they keep).
 	s := unsafe.String(unsafe.SliceData(raw), len(raw))
 	ln := lines.Get().(*line)
-	defer lines.Put(ln)
+	defer func() {
+		ln.s = "" // the pool keeps the tape, not the line's buffer
+		lines.Put(ln)
+	}()
 	var root value
 	switch ln.Scan(s) {
 	case jsonscan.ScanNotUTF8:
@@ -197,7 +201,7 @@ func parse(e *Entry, m *Message, raw []byte, own bool) error {
 	}
 	*e = Entry{Raw: raw, SessionIDIndex: -1}
 	var err error
-	// The strings are views of raw until own copies them, all at once.
+	// The strings are views of raw until own copies them.
 	str := func(dst *string, key string, v value) {
 		if err == nil {
 			*dst, err = wantString(key, v)
