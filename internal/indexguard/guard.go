@@ -1,16 +1,18 @@
 package indexguard
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
@@ -61,70 +63,127 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if g.root, err = hook.WorkbenchRoot(*wb, p.Cwd()); err != nil {
 		return c.Fail(err)
 	}
+	if p.Event() == "PostToolUse" {
+		return g.postToolUse()
+	}
+	if g.wb, err = open(g.root); err != nil {
+		return c.Fail(err)
+	}
+	if g.wb != nil {
+		defer g.wb.Close()
+	}
 	switch p.Event() {
 	case "SessionStart":
 		return g.sessionStart()
 	case "SubagentStart":
 		return g.subagentStart()
-	case "UserPromptSubmit":
-		return g.userPrompt()
 	}
-	return g.postToolUse()
+	return g.userPrompt()
 }
 
 type guard struct {
 	cli  *hook.CLI
 	p    *hook.Payload
 	root string
+	wb   *workbench.Workbench // nil while the workbench does not exist
 	max  int
 }
 
+// open opens the workbench at root, or returns nil if it does not exist:
+// index-guard never creates it (the first spill, script or artifact does),
+// so a session in a folder that never uses it leaves no trace there. A
+// workbench or one of the parts index-guard reads that is a symlink, or not
+// what it should be (a FIFO for INDEX.md), is refused.
+func open(root string) (*workbench.Workbench, error) {
+	w, err := workbench.Open(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Check(workbench.ScriptsDir, workbench.ArtifactsDir, workbench.StateDir, workbench.IndexFile); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// sessionStart shows the whole block: at the start of a session, and after
+// a compaction, which leaves the model only a summary of what it was shown.
+// It rescans in full, so whatever a cheap check could miss is caught at
+// least once a session.
 func (g *guard) sessionStart() int {
-	if g.p.Get("source").String() == "startup" {
-		g.pruneState(time.Now())
+	ix := &workbench.Index{}
+	if g.wb != nil {
+		if g.p.Get("source").String() == "startup" {
+			g.pruneState(time.Now())
+		}
+		var err error
+		if ix, err = g.wb.Refresh(g.max); err != nil {
+			return g.cli.Fail(err)
+		}
 	}
-	ix, md, err := workbench.Refresh(g.root, g.max)
+	block, shown, err := workbench.Block(g.root, ix, workbench.Coordinator)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	block, err := workbench.Block(g.root, ix, workbench.Coordinator)
-	if err != nil {
-		return g.cli.Fail(err)
-	}
-	if !g.seen(md) {
-		// A failed record costs one repeated block on the first prompt,
+	if g.wb != nil {
+		// A failed record costs the first prompt an update it did not need,
 		// which is better than no block at all: the error is not fatal.
-		_ = g.record(md)
+		_ = g.record(shown)
 	}
 	return g.answer(block)
 }
 
 func (g *guard) subagentStart() int {
-	ix, _, err := workbench.Refresh(g.root, g.max)
+	ix, err := g.current()
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	block, err := workbench.Block(g.root, ix, workbench.Worker)
+	block, _, err := workbench.Block(g.root, ix, workbench.Worker)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
 	return g.answer(block)
 }
 
+// userPrompt brings the session up to date with the index: nothing when it
+// is what the session was last shown, else the entries that changed, or the
+// whole block when that is shorter.
 func (g *guard) userPrompt() int {
-	ix, md, err := workbench.Refresh(g.root, g.max)
+	if g.wb == nil {
+		return hook.ExitOK // nothing to show beyond the empty index SessionStart gave
+	}
+	ix, err := g.current()
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	if g.seen(md) {
-		return hook.ExitOK
+	prev, known := g.shown()
+	var update string
+	var now workbench.Shown
+	if known {
+		if update, now = workbench.Update(prev, ix); update == "" {
+			return hook.ExitOK
+		}
 	}
-	block, err := workbench.Block(g.root, ix, workbench.Coordinator)
+	block, shown, err := workbench.Block(g.root, ix, workbench.Coordinator)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	_ = g.record(md) // as in sessionStart: failing to record only repeats the block
+	if known && workbench.BlockLen(update) < workbench.BlockLen(block) {
+		block, shown = update, now
+	}
+	_ = g.record(shown) // as in sessionStart: failing to record only repeats a line
 	return g.answer(block)
+}
+
+// current is the index as it is now, without a rescan when nothing changed.
+func (g *guard) current() (*workbench.Index, error) {
+	if g.wb == nil {
+		return &workbench.Index{}, nil
+	}
+	return g.wb.Current(g.max)
 }
 
 func (g *guard) postToolUse() int {
@@ -154,7 +213,12 @@ func (g *guard) postToolUse() int {
 	if !workbench.Indexed(g.root, path) {
 		return hook.ExitOK
 	}
-	if _, _, err := workbench.Refresh(g.root, g.max); err != nil {
+	w, err := open(g.root)
+	if err != nil || w == nil {
+		return g.cli.Fail(cmp.Or(err, fmt.Errorf("workbench %s is gone", g.root)))
+	}
+	defer w.Close()
+	if _, err := w.Refresh(g.max); err != nil {
 		return g.cli.Fail(err)
 	}
 	return hook.ExitOK
@@ -167,26 +231,37 @@ func (g *guard) answer(block string) int {
 	return hook.ExitOK
 }
 
-// digest names an index's content. The index holds only relative paths, so
-// it is the same wherever the workbench sits.
-func digest(md []byte) string {
-	sum := sha256.Sum256(md)
-	return hex.EncodeToString(sum[:]) + "\n"
+// shownSuffix ends the name of a session's state file: what the session was
+// last shown of the index (workbench.Shown, as JSON).
+const shownSuffix = ".shown"
+
+// oldSuffix ended the state files of index-guard before updates: a digest
+// of the whole index, which nothing reads any more.
+const oldSuffix = ".digest"
+
+// shown returns what this session was last shown. A session without a
+// record was shown the block of an empty workbench (SessionStart finds no
+// workbench, and records nothing: it creates none). ok is false when the
+// record cannot be read: the caller then shows the whole block.
+func (g *guard) shown() (workbench.Shown, bool) {
+	b, err := g.wb.ReadState(g.stateName())
+	if errors.Is(err, fs.ErrNotExist) {
+		return workbench.EmptyShown(), true
+	}
+	var s workbench.Shown
+	if err != nil || json.Unmarshal(b, &s) != nil {
+		return workbench.Shown{}, false
+	}
+	return s, true
 }
 
-// seen reports whether this session was last shown the index md.
-func (g *guard) seen(md []byte) bool {
-	old, err := os.ReadFile(g.statePath())
-	return err == nil && string(old) == digest(md)
-}
-
-// record notes that this session was shown the index md.
-func (g *guard) record(md []byte) error {
-	path := g.statePath()
-	if err := os.MkdirAll(filepath.Dir(path), workbench.DirPerm); err != nil {
+// record notes what this session has now been shown.
+func (g *guard) record(s workbench.Shown) error {
+	b, err := json.Marshal(s)
+	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, []byte(digest(md)), workbench.FilePerm)
+	return g.wb.WriteState(g.stateName(), b)
 }
 
 // maxSessionName is the longest session id used as a file name as it is.
@@ -209,37 +284,41 @@ func safeSession(id string) bool {
 	return true
 }
 
-// statePath is where the session's digest lives. An id that is not a safe
-// file name (empty, a path, too long) is replaced by its hash, so no payload
-// can make index-guard write outside .state/.
-func (g *guard) statePath() string {
+// stateName names the session's state file. An id that is not a safe file
+// name (empty, a path, too long) is replaced by its hash, so no payload can
+// make index-guard write outside .state/.
+func (g *guard) stateName() string {
 	id := g.p.SessionID()
 	if !safeSession(id) {
 		sum := sha256.Sum256([]byte(id))
 		id = "h-" + hex.EncodeToString(sum[:16])
 	}
-	return filepath.Join(g.root, workbench.StateDir, id+".digest")
+	return id + shownSuffix
 }
 
-// stateMaxAge is how long a session's digest outlives its last change. A
-// session resumed later than that sees the block once more on its first
-// prompt; keeping digests forever would add a file per session for good.
+// stateMaxAge is how long a session's record outlives its last change. A
+// session resumed later than that is shown the block at its start as any
+// other (SessionStart fires on a resume) and recorded again; keeping records
+// forever would add a file per session for good.
 const stateMaxAge = 30 * 24 * time.Hour
 
-// pruneState removes the digests of sessions idle for over stateMaxAge. It
-// runs when a new session starts, and any error only leaves a file behind.
+// pruneState removes the records of sessions idle for over stateMaxAge, and
+// the digests of an older index-guard. It runs when a new session starts,
+// and any error only leaves a file behind.
 func (g *guard) pruneState(now time.Time) {
-	dir := filepath.Join(g.root, workbench.StateDir)
-	entries, err := os.ReadDir(dir)
+	entries, err := g.wb.States()
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".digest") {
+		name := e.Name()
+		if !e.Type().IsRegular() {
 			continue
 		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > stateMaxAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+		if strings.HasSuffix(name, oldSuffix) {
+			g.wb.RemoveState(name)
+		} else if info, err := e.Info(); err == nil && strings.HasSuffix(name, shownSuffix) && now.Sub(info.ModTime()) > stateMaxAge {
+			g.wb.RemoveState(name)
 		}
 	}
 }

@@ -19,21 +19,46 @@ func WorkbenchFlag(fs *flag.FlagSet) *string {
 // the --workbench flag, else $FLOWER_WORKBENCH, else $CLAUDE_PROJECT_DIR/.flower
 // (the project root, which does not follow cd), else <cwd>/.flower with cwd
 // from the payload. The result is absolute and cleaned.
+//
+// A root the user names (the flag or the variable) has its symlinks
+// resolved here, as far as it exists: the user chose where it leads. The
+// default root is left as it is, and package workbench refuses it if it is
+// a symlink: a repository can commit a .flower that leads anywhere. The
+// project folder above it may be reached through a symlink (the user
+// started Claude Code there).
 func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 	dir := flagValue
 	if dir == "" {
 		dir = os.Getenv("FLOWER_WORKBENCH")
 	}
-	if dir == "" {
-		if p := os.Getenv("CLAUDE_PROJECT_DIR"); p != "" {
-			dir = filepath.Join(p, WorkbenchDirName)
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", err
 		}
+		return resolveNamed(abs), nil
 	}
-	if dir == "" {
-		if payloadCwd == "" {
-			return "", errors.New("cannot place the workbench: no --workbench, $FLOWER_WORKBENCH, $CLAUDE_PROJECT_DIR or payload cwd")
-		}
+	if p := os.Getenv("CLAUDE_PROJECT_DIR"); p != "" {
+		dir = filepath.Join(p, WorkbenchDirName)
+	} else if payloadCwd != "" {
 		dir = filepath.Join(payloadCwd, WorkbenchDirName)
+	} else {
+		return "", errors.New("cannot place the workbench: no --workbench, $FLOWER_WORKBENCH, $CLAUDE_PROJECT_DIR or payload cwd")
 	}
 	return filepath.Abs(dir)
+}
+
+// resolveNamed returns the absolute path with the symlinks of its longest
+// existing prefix resolved; the missing rest is joined as it is.
+func resolveNamed(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }

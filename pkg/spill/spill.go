@@ -47,40 +47,34 @@ const maxTries = 1000
 func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
 
 // Ready reports whether dir is a spill folder as Prepare leaves one: a
-// folder, not a symlink, with DirPerm. Prepare then changes nothing.
+// folder, not a symlink, with DirPerm, in a workbench folder that is not a
+// symlink either. Prepare then changes nothing.
 func Ready(dir string) bool {
 	fi, err := os.Lstat(dir)
-	return err == nil && fi.IsDir() && fi.Mode().Perm() == DirPerm
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != DirPerm {
+		return false
+	}
+	wb, err := os.Lstat(filepath.Dir(dir))
+	return err == nil && wb.IsDir()
 }
 
-// Prepare makes dir usable as a spill folder: it creates it (and its
-// parents, DirPerm like the workbench's own) if missing, refuses it when it
-// is a symlink or not a folder, and narrows its permissions to DirPerm.
-// A folder already Ready costs one lstat.
+// Prepare makes dir usable as a spill folder. The folder above it is the
+// workbench: it is created if missing (with its parents, DirPerm, and a
+// .gitignore: see workbench.Make), then dir in it. Either is refused when it
+// is a symlink (a repository can commit one that leads anywhere: tool
+// output would follow it) or not a folder, and dir's permissions are
+// narrowed to DirPerm. Each check follows the mkdir, so what passes is what
+// is there. A folder already Ready costs two lstats.
 func Prepare(dir string) error {
 	if Ready(dir) {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), DirPerm); err != nil {
+	w, err := workbench.Make(filepath.Dir(dir))
+	if err != nil {
 		return err
 	}
-	if err := os.Mkdir(dir, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	fi, err := os.Lstat(dir)
-	switch {
-	case err != nil:
-		return err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		// A symlinked spill folder could send tool output anywhere the link
-		// points, outside the workbench and its permissions.
-		return fmt.Errorf("spill folder %s is a symlink", dir)
-	case !fi.IsDir():
-		return fmt.Errorf("spill folder %s is not a folder", dir)
-	case fi.Mode().Perm() != DirPerm:
-		return os.Chmod(dir, DirPerm)
-	}
-	return nil
+	defer w.Close()
+	return w.Folder(filepath.Base(dir))
 }
 
 // File describes one spilled text.

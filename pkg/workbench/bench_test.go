@@ -22,23 +22,40 @@ func benchWorkbench(b *testing.B) string {
 }
 
 func BenchmarkScan1000(b *testing.B) {
-	root := benchWorkbench(b)
+	w := opened(b, benchWorkbench(b))
 	for b.Loop() {
-		if _, err := Scan(root, DefaultMaxEntries); err != nil {
+		if _, err := w.Scan(DefaultMaxEntries); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkRefreshUnchanged is the common hook path: scan, render, compare
-// with INDEX.md, write nothing.
+// BenchmarkRefreshUnchanged is a full rescan: scan, render, compare with
+// INDEX.md, write nothing but the record.
 func BenchmarkRefreshUnchanged(b *testing.B) {
-	root := benchWorkbench(b)
-	if _, _, err := Refresh(root, DefaultMaxEntries); err != nil {
+	w := opened(b, benchWorkbench(b))
+	if _, err := w.Refresh(DefaultMaxEntries); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, _, err := Refresh(root, DefaultMaxEntries); err != nil {
+		if _, err := w.Refresh(DefaultMaxEntries); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCurrentUnchanged is the common prompt: the record matches, no
+// walk.
+func BenchmarkCurrentUnchanged(b *testing.B) {
+	w := opened(b, benchWorkbench(b))
+	if _, err := w.Refresh(DefaultMaxEntries); err != nil {
+		b.Fatal(err)
+	}
+	if w.recorded(DefaultMaxEntries) == nil {
+		b.Fatal("no record saved")
+	}
+	for b.Loop() {
+		if _, err := w.Current(DefaultMaxEntries); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -53,12 +70,9 @@ func BenchmarkDescribe(b *testing.B) {
 
 func BenchmarkBlock(b *testing.B) {
 	root := benchWorkbench(b)
-	ix, err := Scan(root, DefaultMaxEntries)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := scan(b, root, DefaultMaxEntries)
 	for b.Loop() {
-		if _, err := Block(root, ix, Coordinator); err != nil {
+		if _, _, err := Block(root, ix, Coordinator); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,9 +1,6 @@
 package workbench
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // PromptCap bounds the prompt block in characters. Claude Code 2.1.328 saves
 // an additionalContext longer than 10,000 characters to a file and shows the
@@ -23,41 +20,92 @@ const (
 	Worker
 )
 
+// Shown is what a reader was last shown of the index: each listed entry's
+// text by path, and the trailer. index-guard keeps it for each session, so
+// that a prompt brings only what changed (see Update).
+type Shown struct {
+	Entries []ShownEntry `json:"entries"`
+	Trailer string       `json:"trailer"`
+}
+
+// ShownEntry is one entry as it was shown.
+type ShownEntry struct {
+	Path string `json:"path"`
+	Text string `json:"text"` // Entry.text: "path (size): description\n"
+}
+
+// EmptyShown is what the block of an empty workbench shows.
+func EmptyShown() Shown {
+	return Shown{Trailer: (&Index{}).trailer(0)}
+}
+
 // Block returns the prompt block for who: where the workbench at root is,
-// the three rules of the workbench in that reader's terms, and the index.
-// Index entries are dropped from the oldest end until the block is shorter
-// than PromptCap; the last line then counts them with the rest left out.
-// The error says the workbench path alone is too long to fit.
-func Block(root string, ix *Index, who Audience) (string, error) {
+// the three rules of the workbench in that reader's terms, and the index,
+// with what it shows. Index entries are dropped from the oldest end until
+// the block is shorter than PromptCap; the last line then counts them with
+// the rest left out. The error says the workbench path alone is too long to
+// fit.
+func Block(root string, ix *Index, who Audience) (string, Shown, error) {
 	head := coordinatorHead
 	if who == Worker {
 		head = workerHead
 	}
-	head = fmt.Sprintf(head, root)
+	head = fmt.Sprintf(head, root) + indexHead
 	lines := make([]string, len(ix.Entries))
-	size := BlockLen(head)
+	size := BlockLen(head) + 2*BlockLen(fence)
 	for i, e := range ix.Entries {
 		lines[i] = e.line()
+		size += BlockLen(lines[i])
 	}
 	n := len(lines)
-	for _, l := range lines {
-		size += BlockLen(l)
-	}
 	// Drop entries until the block fits; the trailer's length depends on n.
 	for size+BlockLen(ix.trailer(n)) >= PromptCap {
 		if n == 0 {
-			return "", fmt.Errorf("the workbench path is too long for a prompt block under %d characters", PromptCap)
+			return "", Shown{}, fmt.Errorf("the workbench path is too long for a prompt block under %d characters", PromptCap)
 		}
 		n--
 		size -= BlockLen(lines[n])
 	}
-	var b strings.Builder
-	b.WriteString(head)
-	for _, l := range lines[:n] {
-		b.WriteString(l)
+	shown := Shown{Entries: make([]ShownEntry, n), Trailer: ix.trailer(n)}
+	for i, e := range ix.Entries[:n] {
+		shown.Entries[i] = ShownEntry{Path: e.Path, Text: e.text()}
 	}
-	b.WriteString(ix.trailer(n))
-	return b.String(), nil
+	return head + fenced(lines[:n]) + shown.Trailer, shown, nil
+}
+
+// Update returns what tells a reader who was shown prev the index ix: the
+// entries added or changed since (their whole lines, marked + and ~), those
+// no longer listed (marked -), and the trailer; and what the reader has
+// then been shown. It returns "" when nothing the reader was shown changed.
+// The caller sends the whole Block instead when that is shorter.
+func Update(prev Shown, ix *Index) (string, Shown) {
+	was := make(map[string]string, len(prev.Entries))
+	for _, e := range prev.Entries {
+		was[e.Path] = e.Text
+	}
+	now := Shown{Entries: make([]ShownEntry, len(ix.Entries)), Trailer: ix.trailer(len(ix.Entries))}
+	var lines []string
+	for i, e := range ix.Entries {
+		text := e.text()
+		now.Entries[i] = ShownEntry{Path: e.Path, Text: text}
+		old, ok := was[e.Path]
+		switch {
+		case !ok:
+			lines = append(lines, "+ "+text)
+		case old != text:
+			lines = append(lines, "~ "+text)
+		}
+		delete(was, e.Path)
+	}
+	for _, e := range prev.Entries {
+		if _, gone := was[e.Path]; gone {
+			lines = append(lines, "- "+displayPath(e.Path)+"\n")
+		}
+	}
+	if len(lines) == 0 && now.Trailer == prev.Trailer {
+		return "", prev
+	}
+	return updateHead + fenced(lines) + now.Trailer, now
 }
 
 // BlockLen is the length of s as Claude Code measures it: UTF-16 code units,
@@ -86,8 +134,6 @@ Rules of the workbench:
 2. Every script worth running twice is saved under scripts/ with a one-line description as its first comment; that line is its index entry.
 3. Long outputs go to artifacts/; replies carry paths and conclusions, not the output.
 Subagents are shown this workbench, its rules and its index when they start: a task brief need not repeat them.
-
-Index (scripts first, then artifacts, newest first):
 `
 
 const workerHead = `Workbench: %s (shared with the coordinator and the other workers; paths below are relative to it).
@@ -95,6 +141,11 @@ Rules for your work:
 1. Before writing a script, look in the index below: run or extend an existing one rather than writing it again.
 2. Save every script worth running twice under scripts/ with a one-line description as its first comment; that line becomes its index entry.
 3. Write long outputs (reports, logs, data) to artifacts/ and reply with their paths and your conclusions only.
-
-Index (scripts first, then artifacts, newest first):
 `
+
+// indexHead introduces the index in a block.
+const indexHead = "\nIndex (scripts first, then artifacts, newest first; " + dataNote + "):\n"
+
+// updateHead introduces an Update. It names the workbench's index so the
+// reader knows what the lines amend.
+const updateHead = "Workbench index update since you last saw it (+ new, ~ changed, - no longer listed; " + dataNote + "):\n"

@@ -21,13 +21,10 @@ func TestBlock(t *testing.T) {
 	root := t.TempDir()
 	put(t, root, "scripts/count.sh", "# Count lines per file\n", 2)
 	put(t, root, "artifacts/report.md", "# Survey\n", 1)
-	ix, err := Scan(root, DefaultMaxEntries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	index := "- scripts/count.sh (23 B): Count lines per file\n- artifacts/report.md (9 B): Survey\n2 of 2 files listed; none left out.\n"
+	ix := scan(t, root, DefaultMaxEntries)
+	index := "; " + dataNote + "):\n```\n- scripts/count.sh (23 B): Count lines per file\n- artifacts/report.md (9 B): Survey\n```\n2 of 2 files listed; none left out.\n"
 	for _, who := range []Audience{Coordinator, Worker} {
-		b, err := Block(root, ix, who)
+		b, _, err := Block(root, ix, who)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,8 +37,8 @@ func TestBlock(t *testing.T) {
 			}
 		}
 	}
-	c, _ := Block(root, ix, Coordinator)
-	w, _ := Block(root, ix, Worker)
+	c, _, _ := Block(root, ix, Coordinator)
+	w, _, _ := Block(root, ix, Worker)
 	if c == w || !strings.Contains(w, "Rules for your work") || !strings.Contains(c, "a task brief need not repeat them") {
 		t.Errorf("the worker's block is not framed for a worker:\n%s\n---\n%s", c, w)
 	}
@@ -57,12 +54,9 @@ func TestBlockCap(t *testing.T) {
 		put(t, root, fmt.Sprintf("scripts/%s-%03d.sh", strings.Repeat("p", 150), i), "# "+long+"\n", i)
 	}
 	for _, limit := range []int{DefaultMaxEntries, 500} {
-		ix, err := Scan(root, limit)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix := scan(t, root, limit)
 		for _, who := range []Audience{Coordinator, Worker} {
-			b, err := Block(root, ix, who)
+			b, _, err := Block(root, ix, who)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +78,7 @@ func TestBlockCap(t *testing.T) {
 
 func TestBlockRootTooLong(t *testing.T) {
 	root := "/" + strings.Repeat("x", PromptCap)
-	if _, err := Block(root, &Index{}, Coordinator); err == nil {
+	if _, _, err := Block(root, &Index{}, Coordinator); err == nil {
 		t.Error("a block with a 10,000-character root did not fail")
 	}
 }

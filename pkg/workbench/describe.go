@@ -70,7 +70,7 @@ var byName = map[string]syntax{
 // modelines, build directives, licence lines and comment rules (# ----) are
 // skipped. Only the first HeaderBytes of head are read; a header with a NUL
 // byte or invalid UTF-8 is binary and has no description. The result is one
-// line of printable text of at most MaxDescription runes.
+// line of printable text of at most MaxDescription runes (see clean).
 func Describe(name string, head []byte) string {
 	if len(head) > HeaderBytes {
 		head = head[:HeaderBytes]
@@ -392,9 +392,12 @@ func hasWord(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
-// clean makes s one line of printable text: whitespace runs become one
-// space, other unprintable runes go, and it is cut to MaxDescription runes.
-// It stops reading once it has more than it can keep.
+// clean makes s one line of printable text: whitespace runs (newlines
+// too) become one space, other unprintable runes go (control characters
+// and Unicode format characters: bidi overrides, zero-width marks, tag
+// characters), '<' and '>' become '‹' and '›' so that no description reads
+// as a tag to the model, and it is cut to MaxDescription runes. It stops
+// reading once it has more than it can keep.
 func clean(s string) string {
 	out := make([]rune, 0, MaxDescription+1)
 	space := false
@@ -405,6 +408,10 @@ func clean(s string) string {
 			continue
 		case !unicode.IsPrint(r) || r == utf8.RuneError:
 			continue
+		case r == '<':
+			r = '‹'
+		case r == '>':
+			r = '›'
 		}
 		if space {
 			out = append(out, ' ')

@@ -1,13 +1,8 @@
 package workbench
 
 import (
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/flowerhooks/flower/pkg/atomicfile"
 )
 
 // The workbench layout, relative to its root.
@@ -16,9 +11,10 @@ const (
 	ArtifactsDir = "artifacts"
 	SpillDir     = "spill"
 	IndexFile    = "INDEX.md"
-	// StateDir holds index-guard's per-session digests. It is hidden so that
-	// nothing lists it, and lives in the workbench so that it goes where the
-	// workbench goes.
+	// StateDir holds index-guard's bookkeeping: what each session was last
+	// shown of the index, and the record that spares a rescan. It is hidden
+	// so that nothing lists it, and lives in the workbench so that it goes
+	// where the workbench goes.
 	StateDir = ".state"
 	// gitignoreFile keeps what is regenerated or per-machine out of the
 	// project's history; scripts/ and artifacts/ are meant to travel with it.
@@ -33,35 +29,14 @@ const DirPerm = 0o700
 // FilePerm is the mode of the files the workbench itself writes.
 const FilePerm = 0o600
 
+// gitignore is the .gitignore a workbench gets when flower creates it, or
+// when index-guard finds it without one.
 const gitignore = `# Written by flower on creating the workbench; edit freely, it is never replaced.
 # scripts/ and artifacts/ travel with the project; these do not.
 /INDEX.md
 /spill/
 /.state/
 `
-
-// Create makes the workbench at root with its folders, each 0700, and a
-// .gitignore for the generated parts. It is idempotent: existing folders keep
-// their mode and an existing .gitignore is never replaced.
-func Create(root string) error {
-	for _, dir := range []string{root, filepath.Join(root, ScriptsDir), filepath.Join(root, ArtifactsDir), filepath.Join(root, SpillDir)} {
-		if err := os.MkdirAll(dir, DirPerm); err != nil {
-			return err
-		}
-	}
-	ignore := filepath.Join(root, gitignoreFile)
-	if _, err := os.Lstat(ignore); err == nil {
-		return nil // the common case: a stat is cheaper than a temp file that cannot be linked
-	}
-	err := atomicfile.WriteNew(ignore, FilePerm, func(w io.Writer) error {
-		_, err := io.WriteString(w, gitignore)
-		return err
-	})
-	if err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	return nil
-}
 
 // Indexed reports whether path (absolute, or relative to the current
 // directory) lies under scripts/ or artifacts/ of the workbench at root, after
