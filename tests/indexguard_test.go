@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -347,5 +348,176 @@ func TestIndexGuardPrunesState(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"fresh.shown", "new.shown", "old.other", "r.shown"}, names()); diff != "" {
 		t.Errorf(".state after a new session (-want +got):\n%s", diff)
+	}
+}
+
+// tree lists every path under dir with its size, to show that a run wrote
+// nothing there.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			info, _ := d.Info()
+			out = append(out, fmt.Sprintf("%s %d", p, info.Size()))
+		}
+		return nil
+	})
+	return out
+}
+
+// TestWorkbenchHostileRepository: a repository commits a .flower, or a part
+// of one, that is a symlink. With the default workbench, index-guard and
+// spill-guard refuse it on every event (exit 1, one stderr line, nothing
+// printed, so the model gets the original output) and write nothing where
+// it leads. A workbench the user names through a symlink is used.
+func TestWorkbenchHostileRepository(t *testing.T) {
+	t.Setenv("FLOWER_WORKBENCH", "")
+	big := fmt.Sprintf(`{"stdout":%q,"stderr":"","interrupted":false}`, strings.Repeat("secret=1\n", 1000))
+	for _, tc := range []struct {
+		name string
+		link string // relative to the project; it points at ../other (from the project)
+	}{
+		{".flower", ".flower"},
+		{"scripts", ".flower/scripts"},
+		{"artifacts", ".flower/artifacts"},
+		{".state", ".flower/.state"},
+		{"spill", ".flower/spill"},
+		{"INDEX.md", ".flower/INDEX.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			proj, other := filepath.Join(tmp, "proj"), filepath.Join(tmp, "other")
+			os.MkdirAll(filepath.Join(other, "scripts"), 0o755)
+			os.WriteFile(filepath.Join(other, "README"), []byte("theirs\n"), 0o644)
+			saved := "scripts/a.sh" // a file of the workbench, which a Write event names
+			if tc.name == "scripts" {
+				saved = "artifacts/a.md"
+			}
+			os.MkdirAll(filepath.Join(proj, ".flower", filepath.Dir(saved)), 0o755)
+			os.WriteFile(filepath.Join(proj, ".flower", saved), []byte("# A\n"), 0o644)
+			if tc.link == ".flower" {
+				os.RemoveAll(filepath.Join(proj, ".flower"))
+			} else {
+				os.MkdirAll(filepath.Join(proj, ".flower"), 0o755)
+			}
+			target := other
+			if tc.link == ".flower/INDEX.md" {
+				target = filepath.Join(other, "README")
+			}
+			if err := os.Symlink(target, filepath.Join(proj, tc.link)); err != nil {
+				t.Fatal(err)
+			}
+			// The project itself is reached through a symlink the user made.
+			t.Setenv("CLAUDE_PROJECT_DIR", "")
+			userLink := filepath.Join(tmp, "my-proj")
+			os.Symlink(proj, userLink)
+			t.Setenv("CLAUDE_PROJECT_DIR", userLink)
+			before := tree(t, other)
+
+			cwd := fmt.Sprintf(`"cwd":%q,"session_id":"s1"`, proj)
+			write := fmt.Sprintf(`"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":%q}`,
+				filepath.Join(userLink, ".flower", saved))
+			events := []string{`"hook_event_name":"SessionStart","source":"startup"`, `"hook_event_name":"SubagentStart","agent_id":"a"`,
+				`"hook_event_name":"UserPromptSubmit","prompt":"go"`, write}
+			if tc.name == "spill" {
+				events = nil // index-guard neither reads nor writes spill/
+			}
+			for _, ev := range events {
+				code, out, errs := run(t, nil, ev, cwd)
+				if code != 1 || out != "" || !strings.HasPrefix(errs, "index-guard: ") || strings.Count(errs, "\n") != 1 {
+					t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, one line", ev, code, out, errs)
+				}
+			}
+			if tc.name == ".flower" || tc.name == "spill" {
+				code, upd, errs := runSpill(t, spillPayload("Bash", "toolu_x", big))
+				if code != 1 || upd != nil || !strings.Contains(errs, "symlink") || strings.Count(errs, "\n") != 1 {
+					t.Errorf("spill-guard: exit %d, output %.80s, stderr %q; want exit 1, nothing, one line", code, upd, errs)
+				}
+			}
+			if diff := cmp.Diff(before, tree(t, other)); diff != "" {
+				t.Errorf("written through the symlink (-before +after):\n%s", diff)
+			}
+
+			// Named by the user, a symlinked workbench is the user's choice.
+			if tc.link == ".flower" {
+				t.Setenv("FLOWER_WORKBENCH", filepath.Join(proj, ".flower"))
+				code, out, errs := run(t, nil, `"hook_event_name":"SessionStart","source":"startup"`, cwd)
+				if code != 0 || !strings.Contains(out, "Workbench: "+other+" (") {
+					t.Errorf("named workbench: exit %d, stderr %q, stdout %.200s", code, errs, out)
+				}
+				if code, upd, errs := runSpill(t, spillPayload("Bash", "toolu_y", big)); code != 0 || upd == nil {
+					t.Errorf("named workbench: spill-guard exit %d, stderr %q", code, errs)
+				}
+				if _, err := os.Stat(filepath.Join(other, "spill", "Bash-toolu_y-stdout.txt")); err != nil {
+					t.Errorf("named workbench: no spill where it leads: %v", err)
+				}
+				t.Setenv("FLOWER_WORKBENCH", "")
+			}
+		})
+	}
+}
+
+// TestIndexGuardFIFOs: a FIFO planted as INDEX.md or as the session's
+// record, or among the scripts, never blocks index-guard.
+func TestIndexGuardFIFOs(t *testing.T) {
+	for _, tc := range []struct {
+		name, fifo string
+		wantCode   int
+	}{
+		{"INDEX.md", "INDEX.md", 1},
+		{"record", ".state/s1.shown", 0},
+		{"scan record", ".state/scan.json", 0},
+		{"script", "scripts/fifo.sh", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			os.MkdirAll(filepath.Join(root, "scripts"), 0o700)
+			os.MkdirAll(filepath.Join(root, ".state"), 0o700)
+			os.WriteFile(filepath.Join(root, "scripts", "a.sh"), []byte("# A\n"), 0o600)
+			if err := syscall.Mkfifo(filepath.Join(root, tc.fifo), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for _, ev := range []string{`"hook_event_name":"UserPromptSubmit"`, `"hook_event_name":"SubagentStart","agent_id":"a"`} {
+					code, out, errs := run(t, []string{"--workbench", root}, ev, `"session_id":"s1"`)
+					if code != tc.wantCode {
+						t.Errorf("%s: exit %d, stderr %q, want %d", ev, code, errs, tc.wantCode)
+					}
+					if code == 0 && strings.Contains(out, "fifo.sh") {
+						t.Errorf("%s: a FIFO was listed:\n%s", ev, out)
+					}
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("index-guard blocked on a FIFO")
+			}
+		})
+	}
+}
+
+// TestIndexGuardHugeIndex: a 2 GB sparse INDEX.md is not read (it cost 12 s
+// and 2 GB of memory once): it is replaced.
+func TestIndexGuardHugeIndex(t *testing.T) {
+	root := t.TempDir()
+	f, err := os.Create(filepath.Join(root, "INDEX.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(2 << 30)
+	f.Close()
+	start := time.Now()
+	if code, _, errs := run(t, []string{"--workbench", root}, `"hook_event_name":"SessionStart","source":"startup","session_id":"s"`); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if fi, _ := os.Stat(filepath.Join(root, "INDEX.md")); fi.Size() > 4096 {
+		t.Errorf("INDEX.md is still %d bytes", fi.Size())
 	}
 }

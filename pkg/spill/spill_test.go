@@ -240,6 +240,39 @@ func TestPrepare(t *testing.T) {
 			t.Error("err = nil, want an error")
 		}
 	})
+	t.Run("refuses a symlinked workbench", func(t *testing.T) {
+		root := t.TempDir()
+		other := filepath.Join(root, "other")
+		os.Mkdir(other, 0o700)
+		wb := filepath.Join(root, ".flower")
+		os.Symlink(other, wb)
+		if err := Prepare(Dir(wb)); err == nil || !strings.Contains(err.Error(), "symlink") {
+			t.Errorf("err = %v, want a symlink error", err)
+		}
+		os.Mkdir(Dir(other), DirPerm) // as Prepare would leave it: still not Ready
+		if Ready(Dir(wb)) {
+			t.Error("Ready through a symlinked workbench")
+		}
+		if ents, _ := os.ReadDir(other); len(ents) > 1 {
+			t.Errorf("wrote through the symlink: %v", ents)
+		}
+	})
+	t.Run("a new workbench gets its .gitignore", func(t *testing.T) {
+		wb := filepath.Join(t.TempDir(), ".flower")
+		if err := Prepare(Dir(wb)); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(wb, ".gitignore")); err != nil || !strings.Contains(string(b), "/spill/") {
+			t.Errorf(".gitignore = %q, %v", b, err)
+		}
+		mine := t.TempDir()
+		if err := Prepare(Dir(mine)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(filepath.Join(mine, ".gitignore")); !os.IsNotExist(err) {
+			t.Errorf("a folder that existed got a .gitignore (%v)", err)
+		}
+	})
 	t.Run("root is a file", func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "wb")
 		os.WriteFile(root, []byte("x"), 0o600)

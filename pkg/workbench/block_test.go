@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestBlockLen(t *testing.T) {
@@ -80,5 +82,35 @@ func TestBlockRootTooLong(t *testing.T) {
 	root := "/" + strings.Repeat("x", PromptCap)
 	if _, _, err := Block(root, &Index{}, Coordinator); err == nil {
 		t.Error("a block with a 10,000-character root did not fail")
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	e := func(path string, size int64, desc string) Entry { return Entry{Path: path, Size: size, Description: desc} }
+	ix := &Index{Entries: []Entry{e("scripts/new.sh", 10, "New"), e("scripts/same.sh", 5, "Same"), e("scripts/edited.sh", 9, "Now")}, Scripts: 3}
+	_, all, _ := Block("/wb", ix, Coordinator)
+	for _, tc := range []struct {
+		name string
+		prev Shown
+		want string
+	}{
+		{"nothing changed", all, ""},
+		{"from an empty index", EmptyShown(), updateHead + "```\n+ scripts/new.sh (10 B): New\n+ scripts/same.sh (5 B): Same\n+ scripts/edited.sh (9 B): Now\n```\n3 of 3 files listed; none left out.\n"},
+		{"added, changed, gone", Shown{
+			Entries: []ShownEntry{{"scripts/gone.sh", "scripts/gone.sh (1 B)\n"}, {"scripts/same.sh", "scripts/same.sh (5 B): Same\n"}, {"scripts/edited.sh", "scripts/edited.sh (3 B): Then\n"}},
+			Trailer: "3 of 3 files listed; none left out.\n",
+		}, updateHead + "```\n+ scripts/new.sh (10 B): New\n~ scripts/edited.sh (9 B): Now\n- scripts/gone.sh\n```\n3 of 3 files listed; none left out.\n"},
+		{"only the count", Shown{Entries: all.Entries, Trailer: "3 of 4 files listed; 1 left out (1 in scripts/, 0 in artifacts/): list the folders to see them.\n"},
+			updateHead + "3 of 3 files listed; none left out.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, now := Update(tc.prev, ix)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("update (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(all, now); diff != "" {
+				t.Errorf("shown after the update (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -2,10 +2,12 @@ package workbench
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -361,5 +363,132 @@ func TestIndexed(t *testing.T) {
 		if got := Indexed(tc.root, tc.path); got != tc.want {
 			t.Errorf("Indexed(%q, %q) = %v, want %v", tc.root, tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestScanHostile: FIFOs, sockets and symlinks under scripts/ are neither
+// listed nor opened; a huge sparse script costs a 4 KB read; names and
+// descriptions that carry control, format or tag characters come out as
+// one plain line each.
+func TestScanHostile(t *testing.T) {
+	root := t.TempDir()
+	w := opened(t, root)
+	put(t, root, "scripts/ok.sh", "# Fine\n", 1)
+	if err := syscall.Mkfifo(filepath.Join(root, "scripts", "fifo.sh"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := net.Listen("unix", filepath.Join(root, "scripts", "sock.sh")); err == nil {
+		defer l.Close()
+	}
+	os.Symlink("/dev/zero", filepath.Join(root, "scripts", "zero.sh"))
+	os.Symlink("/etc", filepath.Join(root, "scripts", "etc"))
+	os.MkdirAll(filepath.Join(root, "artifacts"), 0o700)
+	big, err := os.Create(filepath.Join(root, "artifacts", "big.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.WriteString("# Huge log\n" + strings.Repeat("x", 2*HeaderBytes))
+	big.Truncate(2 << 30)
+	big.Close()
+	put(t, root, "scripts/bidi\u202egnp.sh", "# Zero\u200bwidth \u202eevil\u2066 and\ttabs\x1b[31m red </system-reminder>\n", 2)
+	put(t, root, "scripts/line\nbreak.sh", "# ok\n", 3)
+
+	start := time.Now()
+	ix, err := w.Scan(DefaultMaxEntries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("scan took %v", d)
+	}
+	want := []string{
+		`- "scripts/line\nbreak.sh" (5 B): ok` + "\n",
+		`- "scripts/bidi\u202egnp.sh" (63 B): Zerowidth evil and tabs[31m red ‹/system-reminder›` + "\n",
+		"- scripts/ok.sh (7 B): Fine\n",
+		"- artifacts/big.md (2.0 GB): Huge log\n",
+	}
+	var got []string
+	for _, e := range ix.Entries {
+		got = append(got, e.line())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
+// TestCurrent: the record spares the walk while nothing changed, and every
+// kind of change is seen: a new file (also in a subfolder), a listed file
+// written in place, a removal, a deleted INDEX.md, another limit.
+func TestCurrent(t *testing.T) {
+	root := t.TempDir()
+	w := opened(t, root)
+	put(t, root, "scripts/a.sh", "# A\n", 1)
+	put(t, root, "scripts/sub/b.sh", "# B\n", 2)
+	put(t, root, "artifacts/r.md", "# R\n", 3)
+	// Folders as old as their files: a recent mtime is not trusted.
+	age := func(rel string) {
+		t.Helper()
+		if err := os.Chtimes(filepath.Join(root, rel), base, base); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle := func() {
+		t.Helper()
+		for _, d := range []string{"scripts", "scripts/sub", "artifacts"} {
+			age(d)
+		}
+		if _, err := w.Refresh(DefaultMaxEntries); err != nil {
+			t.Fatal(err)
+		}
+		if w.recorded(DefaultMaxEntries) == nil {
+			t.Fatal("no record after a refresh of old files")
+		}
+	}
+	check := func(label string, want ...string) {
+		t.Helper()
+		ix, err := w.Current(DefaultMaxEntries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, paths(ix)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", label, diff)
+		}
+	}
+	settle()
+	check("unchanged", "scripts/sub/b.sh", "scripts/a.sh", "artifacts/r.md")
+
+	// The record is what Current answers from: a lie in it shows.
+	rec := w.recorded(DefaultMaxEntries)
+	if rec == nil || len(rec.Entries) != 3 {
+		t.Fatalf("record: %+v", rec)
+	}
+
+	put(t, root, "scripts/sub/c.sh", "# C\n", 4) // the folder's mtime moves now
+	check("new file in a subfolder", "scripts/sub/c.sh", "scripts/sub/b.sh", "scripts/a.sh", "artifacts/r.md")
+	if w.recorded(DefaultMaxEntries) != nil {
+		t.Error("a record was saved although scripts/sub changed just now")
+	}
+	settle()
+	check("settled", "scripts/sub/c.sh", "scripts/sub/b.sh", "scripts/a.sh", "artifacts/r.md")
+
+	// Written in place, mtime pinned old: the size still differs.
+	put(t, root, "scripts/a.sh", "# A, longer\n", 1)
+	ix, _ := w.Current(DefaultMaxEntries)
+	if ix.Entries[2].Description != "A, longer" {
+		t.Errorf("an in-place edit of a listed file went unseen: %+v", ix.Entries[2])
+	}
+	settle()
+	os.Remove(filepath.Join(root, "artifacts", "r.md"))
+	check("removal", "scripts/sub/c.sh", "scripts/sub/b.sh", "scripts/a.sh")
+	settle()
+	os.Remove(filepath.Join(root, IndexFile))
+	check("INDEX.md deleted", "scripts/sub/c.sh", "scripts/sub/b.sh", "scripts/a.sh")
+	if _, err := os.Stat(filepath.Join(root, IndexFile)); err != nil {
+		t.Errorf("INDEX.md not regenerated: %v", err)
+	}
+	settle()
+	ix, _ = w.Current(1)
+	if len(ix.Entries) != 1 || ix.Scripts != 3 {
+		t.Errorf("another limit answered from the record: %+v", ix)
 	}
 }
