@@ -86,7 +86,9 @@ func TestBlockRootTooLong(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
-	e := func(path string, size int64, desc string) Entry { return Entry{Path: path, Size: size, Description: desc} }
+	e := func(path string, size int64, desc string) Entry {
+		return Entry{Path: path, Size: size, Description: desc}
+	}
 	ix := &Index{Entries: []Entry{e("scripts/new.sh", 10, "New"), e("scripts/same.sh", 5, "Same"), e("scripts/edited.sh", 9, "Now")}, Scripts: 3}
 	_, all, _ := Block("/wb", ix, Coordinator)
 	for _, tc := range []struct {
