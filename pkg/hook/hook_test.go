@@ -3,6 +3,8 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,6 +92,33 @@ func TestWorkbenchRoot(t *testing.T) {
 			got, err := WorkbenchRoot(tt.flag, tt.cwd)
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("WorkbenchRoot = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestWorkbenchRootSymlinks: a root the user names is resolved through its
+// symlinks (as far as it exists); the default root is left as it is, for
+// package workbench to refuse if it is a symlink.
+func TestWorkbenchRootSymlinks(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(tmp, "real")
+	os.Mkdir(real, 0o700)
+	os.Symlink(real, filepath.Join(tmp, "link"))
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	for _, tc := range []struct{ name, flag, env, cwd, want string }{
+		{"named by flag", filepath.Join(tmp, "link"), "", "", real},
+		{"named by env, missing below", "", filepath.Join(tmp, "link", "wb", "x"), "", filepath.Join(real, "wb", "x")},
+		{"named, all missing", "", "/nonexistent-flower/wb", "", "/nonexistent-flower/wb"},
+		{"default: not resolved", "", "", filepath.Join(tmp, "link"), filepath.Join(tmp, "link", ".flower")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("FLOWER_WORKBENCH", tc.env)
+			if got, err := WorkbenchRoot(tc.flag, tc.cwd); err != nil || got != tc.want {
+				t.Errorf("WorkbenchRoot = %q, %v; want %q", got, err, tc.want)
 			}
 		})
 	}
