@@ -234,6 +234,13 @@ func TestIndexGuardUnderCap(t *testing.T) {
 			if !strings.Contains(block, "of 500 files listed;") || !strings.Contains(block, "left out (") {
 				t.Errorf("%v %s: block does not count what it left out:\n%s", args, ev, block[max(0, len(block)-200):])
 			}
+			if ev != "SubagentStart" {
+				// The entries left out to fit are not news on the next prompt.
+				id := fmt.Sprintf(`"session_id":"cap-%d-%s"`, i, ev)
+				if code, out, errs := run(t, args, `"hook_event_name":"UserPromptSubmit"`, id); code != 0 || out != "" {
+					t.Errorf("%v %s: the next prompt printed %.300q (exit %d, %s), want nothing", args, ev, out, code, errs)
+				}
+			}
 		}
 	}
 }

@@ -159,20 +159,18 @@ func (g *guard) userPrompt() int {
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	prev, known := g.shown()
-	var update string
-	var now workbench.Shown
-	if known {
-		if update, now = workbench.Update(prev, ix); update == "" {
-			return hook.ExitOK
-		}
-	}
 	block, shown, err := workbench.Block(g.root, ix, workbench.Coordinator)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	if known && workbench.BlockLen(update) < workbench.BlockLen(block) {
-		block, shown = update, now
+	if prev, known := g.shown(); known {
+		update := workbench.Update(prev, shown)
+		if update == "" {
+			return hook.ExitOK
+		}
+		if workbench.BlockLen(update) < workbench.BlockLen(block) {
+			block = update
+		}
 	}
 	_ = g.record(shown) // as in sessionStart: failing to record only repeats a line
 	return g.answer(block)

@@ -22,7 +22,9 @@ const (
 
 // Shown is what a reader was last shown of the index: each listed entry's
 // text by path, and the trailer. index-guard keeps it for each session, so
-// that a prompt brings only what changed (see Update).
+// that a prompt brings only what changed (see Update). An update compares
+// what two blocks show, so the entries a block leaves out to fit PromptCap
+// are never sent as new.
 type Shown struct {
 	Entries []ShownEntry `json:"entries"`
 	Trailer string       `json:"trailer"`
@@ -73,27 +75,24 @@ func Block(root string, ix *Index, who Audience) (string, Shown, error) {
 	return head + fenced(lines[:n]) + shown.Trailer, shown, nil
 }
 
-// Update returns what tells a reader who was shown prev the index ix: the
-// entries added or changed since (their whole lines, marked + and ~), those
-// no longer listed (marked -), and the trailer; and what the reader has
-// then been shown. It returns "" when nothing the reader was shown changed.
-// The caller sends the whole Block instead when that is shorter.
-func Update(prev Shown, ix *Index) (string, Shown) {
+// Update returns what tells a reader who was shown prev that the index now
+// shows next (as Block gives it): the entries added or changed since (their
+// whole lines, marked + and ~), those no longer listed (marked -), and the
+// trailer. It returns "" when nothing the reader was shown changed. The
+// caller sends the whole block instead when that is shorter.
+func Update(prev, next Shown) string {
 	was := make(map[string]string, len(prev.Entries))
 	for _, e := range prev.Entries {
 		was[e.Path] = e.Text
 	}
-	now := Shown{Entries: make([]ShownEntry, len(ix.Entries)), Trailer: ix.trailer(len(ix.Entries))}
 	var lines []string
-	for i, e := range ix.Entries {
-		text := e.text()
-		now.Entries[i] = ShownEntry{Path: e.Path, Text: text}
+	for _, e := range next.Entries {
 		old, ok := was[e.Path]
 		switch {
 		case !ok:
-			lines = append(lines, "+ "+text)
-		case old != text:
-			lines = append(lines, "~ "+text)
+			lines = append(lines, "+ "+e.Text)
+		case old != e.Text:
+			lines = append(lines, "~ "+e.Text)
 		}
 		delete(was, e.Path)
 	}
@@ -102,10 +101,10 @@ func Update(prev Shown, ix *Index) (string, Shown) {
 			lines = append(lines, "- "+displayPath(e.Path)+"\n")
 		}
 	}
-	if len(lines) == 0 && now.Trailer == prev.Trailer {
-		return "", prev
+	if len(lines) == 0 && next.Trailer == prev.Trailer {
+		return ""
 	}
-	return updateHead + fenced(lines) + now.Trailer, now
+	return updateHead + fenced(lines) + next.Trailer
 }
 
 // BlockLen is the length of s as Claude Code measures it: UTF-16 code units,
