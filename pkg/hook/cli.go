@@ -84,12 +84,19 @@ func (c *CLI) Recover(code *int) {
 	}
 }
 
-// Version is the module version the binary was built from, "(devel)" for a
-// build from a checkout.
+// Release is flower's version: every command's --version, the plugin's
+// .claude-plugin/plugin.json and its marketplace entry say it, and a test
+// (tests/version_test.go) fails when they differ. Tag a release "v"+Release.
+const Release = "0.1.0"
+
+// Version is Release, followed by the module version the binary was built
+// from when that is another one: a `go install …@latest` of a commit after
+// the tag reports its pseudo-version there. A build from a checkout says
+// Release alone.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" {
-		return "(devel)"
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" || bi.Main.Version == "v"+Release {
+		return Release
 	}
-	return bi.Main.Version
+	return Release + " (module " + bi.Main.Version + ")"
 }
