@@ -93,7 +93,9 @@ func TestReadmeCheck(t *testing.T) {
 			}
 			// The README shows a made-up temporary folder.
 			folder := regexp.MustCompile(`/\S*/\.flower/artifacts/`)
-			norm := func(s string) string { return folder.ReplaceAllString(strings.TrimSpace(s), "<tmp>/.flower/artifacts/") }
+			norm := func(s string) string {
+				return folder.ReplaceAllString(strings.TrimSpace(s), "<tmp>/.flower/artifacts/")
+			}
 			if norm(got) != norm(shown) {
 				t.Errorf("with flower the check printed\n%s\nthe README shows\n%s", got, shown)
 			}
