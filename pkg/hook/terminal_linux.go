@@ -1,15 +1,6 @@
 package hook
 
-import (
-	"os"
-	"syscall"
-	"unsafe"
-)
+import "syscall"
 
-// isTerminal reports whether f is a terminal: TCGETS succeeds only on one
-// (/dev/null is a character device too, and must read as empty input).
-func isTerminal(f *os.File) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
-}
+// getTermios is the ioctl request that reads a terminal's attributes.
+const getTermios = syscall.TCGETS
