@@ -2,10 +2,12 @@ package flowersettings
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -290,4 +292,28 @@ func FuzzMerge(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCannotWrite: the message names the file as the user gave it, the file
+// a link leads to, and the cause in words (the read-only file system of a
+// store such as home-manager's cannot be made in a test running as root).
+func TestCannotWrite(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "settings.json")
+	store := "/nix/store/abc-home-manager-files/settings.json"
+	for _, tc := range []struct {
+		settings, path string
+		err            error
+		want           string
+	}{
+		{link, store, &os.PathError{Op: "open", Path: "/nix/store/abc-home-manager-files/.flower-check-1", Err: syscall.EROFS},
+			"cannot write " + link + " (a link to " + store + "): /nix/store/abc-home-manager-files is on a read-only file system"},
+		{link, link, &os.PathError{Op: "open", Path: dir + "/.flower-check-1", Err: syscall.EACCES},
+			"cannot write " + link + ": " + dir + " is not writable by you"},
+		{link, link, errors.New("disk on fire"), "cannot write " + link + ": disk on fire"},
+	} {
+		if got := cannotWrite(tc.settings, tc.path, tc.err).Error(); got != tc.want {
+			t.Errorf("cannotWrite(%q, %q, %v) = %q, want %q", tc.settings, tc.path, tc.err, got, tc.want)
+		}
+	}
 }
