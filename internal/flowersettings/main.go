@@ -291,11 +291,18 @@ func cannotWrite(settings, path string, err error) error {
 	if abs, aerr := filepath.Abs(settings); aerr == nil && abs != path {
 		what = fmt.Sprintf("%s (a link to %s)", settings, path)
 	}
+	// The folder where a file could not be made: for a settings file not
+	// created yet, the nearest one that exists.
+	folder := filepath.Dir(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		folder = filepath.Dir(pe.Path)
+	}
 	switch {
 	case errors.Is(err, syscall.EROFS):
-		err = fmt.Errorf("%s is on a read-only file system", filepath.Dir(path))
+		err = fmt.Errorf("%s is on a read-only file system", folder)
 	case errors.Is(err, fs.ErrPermission):
-		err = fmt.Errorf("%s is not writable by you", filepath.Dir(path))
+		err = fmt.Errorf("%s is not writable by you", folder)
 	}
 	return fmt.Errorf("cannot write %s: %v", what, err)
 }
