@@ -2,9 +2,11 @@
 # install.sh builds flower's commands from this checkout into $PREFIX/bin and
 # wires their hooks into Claude Code's settings; --uninstall takes out exactly
 # that again. The settings file is merged by flower-settings (cmd/), in Go:
-# every other key and hook stays, a second run changes nothing, the previous
-# file is kept as <file>.flower.bak, and a file that is not valid JSON stops
-# the run before anything is changed.
+# every other key and hook stays, new entries are laid out as the file is, a
+# second run changes nothing, the previous file is kept as
+# <file>.flower.bak, and a file that is not valid JSON or cannot be written
+# stops the run before anything is installed. flower-settings is installed
+# with the commands, so that --uninstall needs no Go.
 set -eu
 
 usage() {
@@ -17,11 +19,9 @@ each runs, and wires the hooks of the chosen layers into a Claude Code
 settings file with absolute paths to those binaries.
 
   --layers LIST    layers wired after the run, comma-separated:
-                     1       delegate-guard: the main thread delegates hands-on work
-                     2       index-guard: the workbench index in every session and subagent
-                     3       spill-guard: long tool results spilled to the workbench
-                     glance  glance-check --hook: auto-approves read-only Bash glances
-                             (git status, ls, cat) without a permission prompt; opt-in
+                     1  delegate-guard: the main thread delegates hands-on work
+                     2  index-guard: the workbench index in every session and subagent
+                     3  spill-guard: long tool results spilled to the workbench
                    Entries of layers not listed are removed. Default: the layers
                    already wired, or 1,2,3 on a first install.
   --prefix DIR     install into DIR/bin (default $PREFIX, else ~/.local)
@@ -32,10 +32,10 @@ settings file with absolute paths to those binaries.
                    yourself only, --settings .claude/settings.local.json)
   --dry-run        print what would change, change nothing
   --uninstall      remove flower's hook entries from the settings file and its
-                   binaries from PREFIX/bin, nothing else
+                   binaries from PREFIX/bin, nothing else (needs no Go)
   -h, --help       this text
 
-Needs Go (go.mod names the version; an older go fetches it).
+Installing needs Go (go.mod names the version; an older go fetches it).
 EOF
 }
 
@@ -45,7 +45,18 @@ die() {
 	exit 1
 }
 
-prefix=${PREFIX:-${HOME:?HOME is not set}/.local}
+# tilde expands ~ and ~/… as a shell does for a word, also after --flag=,
+# where the shell leaves it alone.
+tilde() {
+	case $1 in
+	"~") printf '%s\n' "$HOME" ;;
+	"~/"*) printf '%s/%s\n' "$HOME" "${1#"~/"}" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+: "${HOME:?HOME is not set}"
+prefix=${PREFIX:-$HOME/.local}
 settings=
 project=false
 layers=
@@ -77,6 +88,21 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+prefix=$(tilde "$prefix")
+settings=$(tilde "$settings")
+
+# The layers are checked here, before anything is built.
+if [ -n "$layers" ]; then
+	$uninstall && die "--layers and --uninstall: --uninstall removes every layer"
+	for l in $(printf '%s\n' "$layers" | tr ',' ' '); do
+		case $l in
+		1 | 2 | 3) ;;
+		glance) die "--layers glance: the glance layer (glance-check --hook) was retired; flower no longer approves commands, Claude Code's own permission check decides" ;;
+		4) die "--layers 4: layer four is the prune-session command, not a hook; it is installed with every layer (known layers: 1,2,3)" ;;
+		*) die "--layers: unknown layer \"$l\" (known: 1,2,3)" ;;
+		esac
+	done
+fi
 
 here=$(pwd)
 src=$(cd "$(dirname "$0")" && pwd)
@@ -100,17 +126,13 @@ fi
 settings=$(absolute "$settings")
 bindir=$(absolute "$prefix")/bin
 
-go=${GO:-go}
-command -v "$go" >/dev/null 2>&1 || die "Go is needed to build flower (https://go.dev/dl/)"
-
-# The commands are every folder of cmd/ but flower-settings, which only this
-# script runs.
+# The commands are the folders of cmd/: the hooks and tools, and
+# flower-settings, which edits settings files for this script.
 names=
 for d in "$src"/cmd/*/; do
-	name=$(basename "$d")
-	[ "$name" = flower-settings ] || names="$names $name"
+	names="$names $(basename "$d")"
 done
-[ -n "$names" ] || die "no commands in $src/cmd"
+case $names in *"*"*) die "no commands in $src/cmd" ;; esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flower-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -124,20 +146,41 @@ is_flower() { # path name
 	return 1
 }
 
+have_go() {
+	go=${GO:-go}
+	command -v "$go" >/dev/null 2>&1
+}
+
 build() { # what...
 	(cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -ldflags='-s -w' -o "$tmp/" "$@") ||
 		die "go build failed"
 }
 
+# settings_tool runs flower-settings on the settings file. Its one error line
+# is shown as this script's: the user ran install.sh.
+tool=$tmp/flower-settings
 settings_tool() {
-	"$tmp/flower-settings" --settings "$settings" --bin "$bindir" "$@"
+	if "$tool" --settings "$settings" --bin "$bindir" "$@" 2>"$tmp/err"; then
+		return 0
+	fi
+	sed 's/^flower-settings: /install.sh: /' "$tmp/err" >&2
+	exit 1
 }
 
 if $uninstall; then
-	build ./cmd/flower-settings
+	# The installed flower-settings edits the file it wired; without it
+	# (an install older than it), one is built, which needs Go.
+	if is_flower "$bindir/flower-settings" flower-settings; then
+		tool=$bindir/flower-settings
+	elif have_go; then
+		build ./cmd/flower-settings
+	else
+		die "neither $bindir/flower-settings nor Go to build it: remove by hand every hook in $settings whose command starts with $bindir/, then the binaries in $bindir (see README, Uninstall)"
+	fi
 	if $dry; then
 		settings_tool --uninstall --dry-run
 	else
+		settings_tool --check >/dev/null
 		settings_tool --uninstall
 	fi
 	say "$bindir:"
@@ -150,26 +193,23 @@ if $uninstall; then
 			continue
 		fi
 		removed=$((removed + 1))
-		if $dry; then
-			say "- $f"
-		else
-			rm -f "$f"
-			say "- $f"
-		fi
+		$dry || rm -f "$f"
+		say "- $f"
 	done
 	[ "$removed" -gt 0 ] || say "no flower binaries, nothing to remove"
 	if $dry; then say "dry run: nothing removed"; fi
 	exit 0
 fi
 
+have_go || die "Go is needed to build flower (https://go.dev/dl/)"
 build ./cmd/...
-for name in $names flower-settings; do
+for name in $names; do
 	is_flower "$tmp/$name" "$name" || die "the freshly built $name does not run (--version)"
 done
 
-# A settings file that cannot be merged stops the run before any binary is
-# installed.
-"$tmp/flower-settings" --settings "$settings" --check >/dev/null || exit 1
+# A settings file that cannot be merged or written stops the run before any
+# binary is installed. A dry run goes on: it prints the hooks to add by hand.
+$dry || settings_tool --check >/dev/null
 
 say "$bindir:"
 changed=0
@@ -200,6 +240,7 @@ if $dry; then
 	else
 		settings_tool --dry-run
 	fi
+	say "dry run: no binary installed"
 elif [ -n "$layers" ]; then
 	settings_tool --layers "$layers"
 else

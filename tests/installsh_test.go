@@ -95,6 +95,12 @@ func goEnv(t *testing.T, name string) string {
 // returns its exit code and combined output.
 func (e *installEnv) run(dir string, args ...string) (int, string) {
 	e.t.Helper()
+	return e.runEnv(dir, nil, args...)
+}
+
+// runEnv is run with KEY=VALUE entries added to (or replacing) the environment.
+func (e *installEnv) runEnv(dir string, extra []string, args ...string) (int, string) {
+	e.t.Helper()
 	cmd := exec.Command("sh", append([]string{filepath.Join(e.src, "install.sh")}, args...)...)
 	cmd.Dir = dir
 	if dir == "" {
@@ -109,6 +115,7 @@ func (e *installEnv) run(dir string, args ...string) (int, string) {
 	}
 	cmd.Env = append(env, "HOME="+e.home,
 		"GOCACHE="+goEnv(e.t, "GOCACHE"), "GOMODCACHE="+goEnv(e.t, "GOMODCACHE"), "GOPATH="+goEnv(e.t, "GOPATH"))
+	cmd.Env = append(cmd.Env, extra...) // later entries win
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -124,7 +131,8 @@ func (e *installEnv) run(dir string, args ...string) (int, string) {
 func (e *installEnv) settings() string { return filepath.Join(e.home, ".claude", "settings.json") }
 func (e *installEnv) bin() string      { return filepath.Join(e.home, ".local", "bin") }
 
-// commands are the binaries install.sh installs: every cmd/ but flower-settings.
+// commands are the binaries install.sh installs: every cmd/, flower-settings
+// included (--uninstall runs it, so that it needs no Go).
 func (e *installEnv) commands() []string {
 	entries, err := os.ReadDir(filepath.Join(e.src, "cmd"))
 	if err != nil {
@@ -132,7 +140,7 @@ func (e *installEnv) commands() []string {
 	}
 	var names []string
 	for _, d := range entries {
-		if d.IsDir() && d.Name() != "flower-settings" {
+		if d.IsDir() {
 			names = append(names, d.Name())
 		}
 	}
@@ -210,8 +218,8 @@ func TestInstallScript(t *testing.T) {
 			t.Errorf("%s --version = %q, %v", p, v, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(e.bin(), "flower-settings")); err == nil {
-		t.Errorf("flower-settings was installed; only install.sh runs it")
+	if strings.Contains(out, "flower-settings:") {
+		t.Errorf("the output names flower-settings, a tool the user never ran:\n%s", out)
 	}
 	if diff := cmp.Diff(flowersettings.DefaultLayers, wired(t, e.settings(), e.bin())); diff != "" {
 		t.Errorf("wired layers (-want +got):\n%s", diff)
@@ -273,8 +281,11 @@ func TestInstallScriptBrokenSettings(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("install into a broken settings file succeeded:\n%s", out)
 	}
-	if !strings.Contains(out, "not valid JSON") {
-		t.Errorf("the message does not say what is wrong:\n%s", out)
+	if !strings.Contains(out, "install.sh: "+e.settings()+": not valid JSON (line 3, column 1") {
+		t.Errorf("the message does not say what is wrong, as install.sh:\n%s", out)
+	}
+	if strings.Contains(out, "flower-settings") {
+		t.Errorf("the message names flower-settings, a tool the user never ran:\n%s", out)
 	}
 	if diff := cmp.Diff(before, e.state()); diff != "" {
 		t.Errorf("files changed (-before +after):\n%s", diff)
@@ -294,15 +305,238 @@ func TestInstallScriptProjectLayers(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	code, out := e.run(sub, "--project", "--layers", "1,glance")
+	code, out := e.run(sub, "--project", "--layers", "1,3")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	project := filepath.Join(repo, ".claude", "settings.json")
-	if diff := cmp.Diff([]string{"1", "glance"}, wired(t, project, e.bin())); diff != "" {
+	if diff := cmp.Diff([]string{"1", "3"}, wired(t, project, e.bin())); diff != "" {
 		t.Errorf("wired layers (-want +got):\n%s", diff)
 	}
 	if _, err := os.Stat(e.settings()); err == nil {
 		t.Errorf("--project also wrote the user settings")
+	}
+}
+
+// TestInstallScriptRetiredGlanceHook: run over an older install that wired
+// the retired glance-check --hook, install.sh removes that entry and says so
+// in one line, and keeps the rest.
+func TestInstallScriptRetiredGlanceHook(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	old := glanceHookSettings(e.bin())
+	if err := os.WriteFile(e.settings(), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := e.run("")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var said []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "glance-check --hook") {
+			said = append(said, line)
+		}
+	}
+	want := []string{"- PreToolUse " + filepath.Join(e.bin(), "glance-check") + " --hook (retired: flower no longer approves glances; Claude Code's own permission check decides)"}
+	if diff := cmp.Diff(want, said); diff != "" {
+		t.Errorf("what install.sh said of the retired entry (-want +got):\n%s\nall output:\n%s", diff, out)
+	}
+	got, err := os.ReadFile(e.settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "glance-check") || !strings.Contains(string(got), "notify-send done") {
+		t.Errorf("settings after the install:\n%s", got)
+	}
+	if diff := cmp.Diff([]string{"1"}, wired(t, e.settings(), e.bin())); diff != "" {
+		t.Errorf("wired layers (-want +got): the layers the old install wired stay\n%s", diff)
+	}
+}
+
+// glanceHookSettings is userSettings as an older install.sh left it with
+// --layers 1,glance and binaries in bin.
+func glanceHookSettings(bin string) string {
+	return strings.Replace(userSettings, `  "hooks": {
+`, `  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash|Write|Edit|NotebookEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "`+bin+`/delegate-guard",
+            "timeout": 10
+          }
+        ]
+      },
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "`+bin+`/glance-check --hook",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+`, 1)
+}
+
+// TestInstallScriptLayout: the new entries are laid out as the file is (two
+// spaces as Claude Code writes it, tabs in a tab-indented file), one value per
+// line, and the second prefix moves the entries instead of wiring them twice.
+func TestInstallScriptLayout(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	tabbed := "{\n\t\"model\": \"opus\"\n}\n"
+	if err := os.WriteFile(e.settings(), []byte(tabbed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := e.run(""); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	got, err := os.ReadFile(e.settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := flowersettings.Install([]byte("{\n  \"model\": \"opus\"\n}\n"), e.bin(), flowersettings.DefaultLayers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(strings.ReplaceAll(string(want), "  ", "\t"), string(got)); diff != "" {
+		t.Errorf("the installed file is not laid out in tabs, one value per line (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(want), "\n        \"matcher\": \"Bash|Write|Edit|NotebookEdit\",\n") {
+		t.Errorf("a Claude Code style file does not get its entries in two-space indents:\n%s", want)
+	}
+
+	other := filepath.Join(e.home, "opt")
+	code, out := e.run("", "--prefix", other)
+	if code != 0 {
+		t.Fatalf("second install with --prefix %s: exit %d\n%s", other, code, out)
+	}
+	moved, err := os.ReadFile(e.settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(moved), `"command":`); n != 6 {
+		t.Errorf("%d hook commands after a second install with another prefix, want 6:\n%s", n, moved)
+	}
+	if strings.Contains(string(moved), e.bin()) {
+		t.Errorf("entries still run the first install's binaries:\n%s", moved)
+	}
+	if !strings.Contains(out, "./install.sh --uninstall --prefix "+e.home+"/.local removes them") {
+		t.Errorf("no word on the first install's binaries, now unused:\n%s", out)
+	}
+}
+
+// TestInstallScriptUnwritableSettings: a settings file that cannot be written
+// (read-only, or a link into a read-only store as home-manager makes it)
+// stops the run before anything is installed, with the real cause and a way
+// out; --dry-run then prints the hooks to add by hand.
+func TestInstallScriptUnwritableSettings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		setup func(e *installEnv) (cause string)
+	}{
+		{"read-only file", func(e *installEnv) string {
+			if err := os.WriteFile(e.settings(), []byte(userSettings), 0o444); err != nil {
+				t.Fatal(err)
+			}
+			return "cannot write " + e.settings() + ": it is read-only (mode 0444)"
+		}},
+		{"link into a read-only store", func(e *installEnv) string {
+			store := filepath.Join(e.home, "nix", "store", "abc-home-manager-files", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(store), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(store, []byte(userSettings), 0o444); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(store, e.settings()); err != nil {
+				t.Fatal(err)
+			}
+			return "cannot write " + e.settings() + " (a link to " + store + "): it is read-only (mode 0444)"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newInstallEnv(t)
+			cause := tc.setup(e)
+			before := e.state()
+			code, out := e.run("")
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, out)
+			}
+			want := "install.sh: " + cause + "; nothing was changed. Name another file with --settings, or run with --dry-run to print the hooks and add them where this file is generated\n"
+			if diff := cmp.Diff(want, out); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, e.state()); diff != "" {
+				t.Errorf("files changed (-before +after):\n%s", diff)
+			}
+			if _, err := os.Stat(e.bin()); err == nil {
+				t.Errorf("%s was created: binaries installed before the settings were found unwritable", e.bin())
+			}
+
+			code, out = e.run("", "--dry-run")
+			if code != 0 {
+				t.Fatalf("--dry-run: exit %d\n%s", code, out)
+			}
+			_, block, ok := strings.Cut(out, "add these hooks where it is generated:\n")
+			if !ok || !strings.Contains(block, `"command": "`+filepath.Join(e.bin(), "delegate-guard")+`"`) {
+				t.Errorf("--dry-run does not print the hooks to add by hand:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestInstallScriptArguments: --prefix=~/… is the home folder's, an unknown
+// or retired layer is refused before anything is built, and --uninstall
+// needs no Go.
+func TestInstallScriptArguments(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	// GO=false: a build would fail with "go build failed".
+	for layers, want := range map[string]string{
+		"4":        "install.sh: --layers 4: layer four is the prune-session command, not a hook; it is installed with every layer (known layers: 1,2,3)\n",
+		"1,glance": "install.sh: --layers glance: the glance layer (glance-check --hook) was retired; flower no longer approves commands, Claude Code's own permission check decides\n",
+		"1,x":      "install.sh: --layers: unknown layer \"x\" (known: 1,2,3)\n",
+	} {
+		code, out := e.runEnv("", []string{"GO=false"}, "--layers", layers)
+		if diff := cmp.Diff(want, out); code != 1 || diff != "" {
+			t.Errorf("--layers %s: exit %d, output (-want +got):\n%s", layers, code, diff)
+		}
+	}
+
+	if code, out := e.run("", "--prefix=~/opt"); code != 0 {
+		t.Fatalf("--prefix=~/opt: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "opt", "bin", "delegate-guard")); err != nil {
+		t.Errorf("--prefix=~/opt did not install into ~/opt/bin: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.src, "~")); err == nil {
+		t.Errorf("--prefix=~/opt made a folder named ~")
+	}
+
+	// Without Go on PATH, the installed flower-settings does the edit.
+	var path []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "go")); err != nil {
+			path = append(path, d)
+		}
+	}
+	code, out := e.runEnv("", []string{"PATH=" + strings.Join(path, string(os.PathListSeparator)), "GO="}, "--uninstall", "--prefix=~/opt")
+	if code != 0 {
+		t.Fatalf("--uninstall without Go: exit %d\n%s", code, out)
+	}
+	if got, err := os.ReadFile(e.settings()); err != nil || strings.Contains(string(got), "hooks") {
+		t.Errorf("--uninstall without Go left %q (%v)", got, err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(e.home, "opt", "bin")); len(left) != 0 {
+		t.Errorf("--uninstall without Go left %v", left)
 	}
 }

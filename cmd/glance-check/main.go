@@ -1,6 +1,5 @@
 // Command glance-check is the glance table as a command: the verdict on one
-// command line, a JSON Lines filter, the table itself, and a PreToolUse hook
-// that allows glances. See package
+// command line, a JSON Lines filter, and the table itself. See package
 // github.com/flowerhooks/flower/internal/glancecheck.
 package main
 

@@ -19,22 +19,20 @@ const (
 	spillTimeout = 30
 )
 
-// Layer names accepted by --layers. Glance is not a layer of the design but
-// an extra of layer one: glance-check --hook auto-approves read-only Bash
-// glances, which changes the user's permission prompts, so it is opt-in.
+// Layer names accepted by --layers. Layer four is a command (prune-session),
+// not a hook.
 const (
 	LayerDelegate  = "1"
 	LayerWorkbench = "2"
 	LayerSpill     = "3"
-	LayerGlance    = "glance"
 )
 
 // AllLayers lists every layer name in the order they are printed.
-var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill, LayerGlance}
+var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
 
 // DefaultLayers are wired when --layers is not given and nothing of flower is
-// wired yet: the three layers of the design, without the glance extra.
-var DefaultLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
+// wired yet.
+var DefaultLayers = AllLayers
 
 // Entry is one hook handler flower puts into a settings file.
 type Entry struct {
@@ -56,8 +54,6 @@ type Entry struct {
 var Catalog = []Entry{
 	{Layer: LayerDelegate, Event: "PreToolUse", Matcher: "Bash|Write|Edit|NotebookEdit",
 		Binary: "delegate-guard", Timeout: guardTimeout},
-	{Layer: LayerGlance, Event: "PreToolUse", Matcher: "Bash",
-		Binary: "glance-check", Args: []string{"--hook"}, Timeout: guardTimeout},
 	// A matcher with anything but letters, digits and "|" is an unanchored
 	// regular expression to Claude Code; anchoring keeps "Read" from matching
 	// other tools whose names contain it, while mcp__.* takes every MCP tool.
@@ -68,6 +64,22 @@ var Catalog = []Entry{
 	{Layer: LayerWorkbench, Event: "SessionStart", Binary: "index-guard", Timeout: guardTimeout},
 	{Layer: LayerWorkbench, Event: "SubagentStart", Binary: "index-guard", Timeout: guardTimeout},
 	{Layer: LayerWorkbench, Event: "UserPromptSubmit", Binary: "index-guard", Timeout: guardTimeout},
+}
+
+// Retired is what earlier versions wired and this one removes wherever it
+// finds it, whichever folder the binary is in: an install or uninstall over
+// an older install takes it out and says why.
+var Retired = []struct {
+	Event  string
+	Binary string
+	Arg    string // the argument that made the entry what it was
+	Why    string
+}{
+	// An "allow" skips Claude Code's own permission checks, which ask about
+	// commands the glance table called read-only (a redirection to /dev/tcp,
+	// test -v with a subscript): the hook traded two prompts for a bypass.
+	{Event: "PreToolUse", Binary: "glance-check", Arg: "--hook",
+		Why: "retired: flower no longer approves glances; Claude Code's own permission check decides"},
 }
 
 // same reports whether e and o are the same entry: within a settings file an

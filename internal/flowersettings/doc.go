@@ -6,30 +6,33 @@
 // it. An entry belongs to flower when its command runs one of flower's
 // binaries from the --bin folder (the path, alone or followed by arguments),
 // under the entry's event: that survives the user editing its timeout,
-// matcher or arguments, and never claims a hook flower did not write.
+// matcher or arguments. The same binary run from elsewhere under that event
+// (an install with another --prefix, a name found on PATH) is moved to --bin
+// rather than wired a second time. Retired entries (glance-check --hook) are
+// removed wherever they are.
 //
-// The file is read and patched with gjson/sjson: every other key and hook
-// stays as it was, in its order. A file laid out as JSON.stringify lays it
-// out (how Claude Code writes it) keeps that layout; see reformat.
+// The file is read with gjson and edited in place: every other key and hook
+// keeps its bytes and order, a new entry is laid out like the values around
+// it (one per line with the file's indentation, or compact in a compact
+// file), and removing an entry removes exactly what adding it added.
 //
 // Stdin is not read. Stdout lists the changes, one line each ("+" added,
-// "-" removed), notes (hooks running a flower binary from another folder,
-// which would fire besides flower's; binaries missing in a dry run), then
-// what was written.
+// "-" removed, "~" moved), notes (binaries no hook runs any more), then what
+// was written; a dry run on a file that cannot be written also prints the
+// hooks block to add where that file is generated.
 //
 // Flags:
 //
 //	--settings FILE  the settings file (required unless --print); created if missing
 //	--bin DIR        the folder holding the installed binaries (required to
 //	                 change a file); hook commands are absolute paths into it
-//	--layers LIST    comma-separated layers to have wired after the run: 1, 2,
-//	                 3 and glance (glance-check --hook auto-approves read-only
-//	                 Bash glances; opt-in). Entries of the other layers are
-//	                 removed. Default: the layers already wired, else 1,2,3
+//	--layers LIST    comma-separated layers to have wired after the run: 1, 2
+//	                 and 3. Entries of the other layers are removed. Default:
+//	                 the layers already wired, else 1,2,3
 //	--uninstall      remove every flower entry for --bin, nothing else
 //	--dry-run        print the changes, write nothing
 //	--check          only check that the file can be merged (valid JSON, a
-//	                 "hooks" object of arrays), write nothing
+//	                 "hooks" object of arrays) and written, write nothing
 //	--print          print the hooks block for --layers (bare binary names
 //	                 without --bin) and exit
 //
@@ -38,7 +41,7 @@
 // symlinked settings file is written through the link.
 //
 // Exit codes: 0 done (or nothing to do); 1 with one stderr line when the file
-// is not valid JSON or not shaped like a settings file, a binary of a chosen
-// layer is missing from --bin, or a flag is wrong. Nothing is written then.
-// Never 2.
+// is not valid JSON or not shaped like a settings file, cannot be written (a
+// read-only file, a link into a read-only store), a binary of a chosen layer
+// is missing from --bin, or a flag is wrong. Nothing is written then. Never 2.
 package flowersettings

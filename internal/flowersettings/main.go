@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
@@ -27,11 +29,10 @@ const usage = `Usage: flower-settings --settings FILE --bin DIR [--layers 1,2,3]
        flower-settings --settings FILE --check
        flower-settings --print [--bin DIR] [--layers LIST]
 
-Wires flower's hooks into a Claude Code settings file, or removes them. Every
-other key and hook is kept; a second run changes nothing; the previous file is
-kept as FILE.flower.bak. Layers: 1 delegate-guard, 2 index-guard, 3
-spill-guard, glance (opt-in) glance-check --hook, which auto-approves
-read-only Bash glances.`
+Wires flower's hooks into a Claude Code settings file, or removes them; run by
+install.sh. Every other key and hook is kept, new entries are laid out as the
+file is, a second run changes nothing, and the previous file is kept as
+FILE.flower.bak. Layers: 1 delegate-guard, 2 index-guard, 3 spill-guard.`
 
 // Main runs flower-settings and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -39,10 +40,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer c.Recover(&code)
 	settings := c.Flags.String("settings", "", "the settings `file` to change")
 	bin := c.Flags.String("bin", "", "the `folder` holding the installed binaries")
-	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3,glance (default: those already wired, else 1,2,3)")
+	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3 (default: those already wired, else 1,2,3)")
 	uninstall := c.Flags.Bool("uninstall", false, "remove flower's entries for --bin")
 	dryRun := c.Flags.Bool("dry-run", false, "print what would change, write nothing")
-	check := c.Flags.Bool("check", false, "only check that --settings can be merged")
+	check := c.Flags.Bool("check", false, "only check that --settings can be merged and written")
 	print := c.Flags.Bool("print", false, "print the hooks block for --layers and exit")
 	if code, done := c.Parse(args); done {
 		return code
@@ -96,6 +97,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	if *check {
+		if err := writable(*settings, path, info); err != nil {
+			return c.Fail(errors.New(err.Error() + wayOut))
+		}
 		fmt.Fprintf(stdout, "%s: can be merged\n", path)
 		return hook.ExitOK
 	}
@@ -105,7 +109,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 
 	var out []byte
 	var changes []Change
-	var notes []string
 	if *uninstall {
 		if info == nil {
 			fmt.Fprintf(stdout, "%s: does not exist, nothing to remove\n", path)
@@ -121,48 +124,58 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 				layers = DefaultLayers
 			}
 		}
+		// A dry run is asked before the binaries are installed.
 		for _, b := range Binaries(layers) {
-			if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || !fi.Mode().IsRegular() {
-				miss := fmt.Sprintf("%s is not in %s (needed by --layers %s)", b, dir, strings.Join(layers, ","))
-				if !*dryRun {
-					return c.Fail(fmt.Errorf("%s; build and install it first, or leave its layer out", miss))
-				}
-				notes = append(notes, "note: "+miss)
+			if fi, err := os.Stat(filepath.Join(dir, b)); !*dryRun && (err != nil || !fi.Mode().IsRegular()) {
+				return c.Fail(fmt.Errorf("%s is not in %s (needed by --layers %s); build and install it first, or leave its layer out",
+					b, dir, strings.Join(layers, ",")))
 			}
 		}
 		out, changes, err = Install(doc, dir, layers)
-		for _, s := range Strays(doc, dir) {
-			notes = append(notes, "note: also wired, not from "+dir+" (left alone; it fires besides flower's): "+s)
-		}
 	}
 	if err != nil {
 		return c.Fail(fmt.Errorf("%s: %v", path, err))
 	}
 
-	fmt.Fprintf(stdout, "%s:\n", path)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:\n", path)
+	var left []string
 	for _, ch := range changes {
-		fmt.Fprintln(stdout, ch)
+		fmt.Fprintln(&b, ch)
+		if prog, _ := splitProgram(ch.Command); ch.Kind == Move && filepath.IsAbs(prog) && !slices.Contains(left, filepath.Dir(prog)) {
+			left = append(left, filepath.Dir(prog))
+		}
 	}
-	for _, n := range notes {
-		fmt.Fprintln(stdout, n)
+	for _, d := range left {
+		fmt.Fprintf(&b, "note: no hook runs the binaries in %s any more; ./install.sh --uninstall --prefix %s removes them\n", d, filepath.Dir(d))
 	}
 	switch {
 	case len(changes) == 0 && *uninstall:
-		fmt.Fprintf(stdout, "no flower hooks for %s, nothing to remove\n", dir)
+		fmt.Fprintf(&b, "no flower hooks for %s, nothing to remove\n", dir)
 	case len(changes) == 0:
-		fmt.Fprintf(stdout, "already wired (layers %s), nothing to change\n", strings.Join(layers, ","))
+		fmt.Fprintf(&b, "already wired (layers %s), nothing to change\n", strings.Join(layers, ","))
 	case *dryRun:
-		fmt.Fprintln(stdout, "dry run: nothing written")
+		fmt.Fprintln(&b, "dry run: nothing written")
 	default:
-		backup, err := write(path, doc, out, info)
+		backup, err := write(*settings, path, doc, out, info)
 		if err != nil {
-			return c.Fail(err)
+			return c.Fail(errors.New(err.Error() + wayOut))
 		}
 		if backup != "" {
-			fmt.Fprintf(stdout, "wrote %s (the previous version is in %s)\n", path, backup)
+			fmt.Fprintf(&b, "wrote %s (the previous version is in %s)\n", path, backup)
 		} else {
-			fmt.Fprintf(stdout, "wrote %s\n", path)
+			fmt.Fprintf(&b, "wrote %s\n", path)
 		}
+	}
+	if err := writable(*settings, path, info); err != nil && *dryRun && !*uninstall {
+		block, err2 := Example(dir, layers)
+		if err2 != nil {
+			return c.Fail(err2)
+		}
+		fmt.Fprintf(&b, "note: %v; add these hooks where it is generated:\n%s", err, block)
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return c.Fail(err)
 	}
 	return hook.ExitOK
 }
@@ -222,18 +235,78 @@ func read(path string) ([]byte, os.FileInfo, error) {
 
 // write saves the previous version as path+BackupSuffix, then replaces path
 // with out, both atomically, and returns the backup's path ("" when there was
-// no previous file).
-func write(path string, prev, out []byte, info os.FileInfo) (string, error) {
+// no previous file). settings is the file as the user named it, for messages.
+func write(settings, path string, prev, out []byte, info os.FileInfo) (string, error) {
+	if err := writable(settings, path, info); err != nil {
+		return "", err
+	}
 	if info == nil {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return "", err
+			return "", cannotWrite(settings, path, err)
 		}
-		return "", atomicfile.Write(path, out, newFilePerm)
+		if err := atomicfile.Write(path, out, newFilePerm); err != nil {
+			return "", cannotWrite(settings, path, err)
+		}
+		return "", nil
 	}
 	perm := info.Mode().Perm()
 	backup := path + BackupSuffix
 	if err := atomicfile.Write(backup, prev, perm); err != nil {
-		return "", fmt.Errorf("saving the backup %s: %v; nothing was changed", backup, err)
+		return "", cannotWrite(settings, path, err)
 	}
-	return backup, atomicfile.Write(path, out, perm)
+	if err := atomicfile.Write(path, out, perm); err != nil {
+		return "", cannotWrite(settings, path, err)
+	}
+	return backup, nil
 }
+
+// writable checks, without changing anything, that path can be replaced as
+// write replaces it: a file created beside it and renamed over it. A file
+// without the owner's write permission counts as one its owner does not want
+// changed (home-manager makes settings.json a link to such a file in a
+// read-only store), even where the folder would allow the rename.
+func writable(settings, path string, info os.FileInfo) error {
+	if info != nil && info.Mode().Perm()&0o200 == 0 {
+		return cannotWrite(settings, path, fmt.Errorf("it is read-only (mode %04o)", info.Mode().Perm()))
+	}
+	dir := filepath.Dir(path)
+	for {
+		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	f, err := os.CreateTemp(dir, ".flower-check-*")
+	if err != nil {
+		return cannotWrite(settings, path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// cannotWrite says why the settings file cannot be changed, naming the file
+// a link leads to, and what to do instead.
+func cannotWrite(settings, path string, err error) error {
+	what := settings
+	if abs, aerr := filepath.Abs(settings); aerr == nil && abs != path {
+		what = fmt.Sprintf("%s (a link to %s)", settings, path)
+	}
+	// The folder where a file could not be made: for a settings file not
+	// created yet, the nearest one that exists.
+	folder := filepath.Dir(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		folder = filepath.Dir(pe.Path)
+	}
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		err = fmt.Errorf("%s is on a read-only file system", folder)
+	case errors.Is(err, fs.ErrPermission):
+		err = fmt.Errorf("%s is not writable by you", folder)
+	}
+	return fmt.Errorf("cannot write %s: %v", what, err)
+}
+
+// wayOut follows a cannotWrite error when nothing was written.
+const wayOut = "; nothing was changed. Name another file with --settings, or run with --dry-run " +
+	"to print the hooks and add them where this file is generated"

@@ -11,64 +11,82 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
-// Change is one hook entry added to or removed from a settings file.
+// Change is one edit of a settings file: a hook entry added, removed, or
+// moved to the binaries of --bin.
 type Change struct {
-	Add     bool
+	Kind    Kind
 	Entry   Entry
-	Command string // the command as the file holds it (removed) or will (added)
+	Command string // the command as the file holds it (removed, moved) or will (added)
+	To      string // Move: the command it becomes
+	Why     string // Remove of an entry that is not one of --bin's: why it goes
 }
 
-// String is the change as printed: "+" or "-", the event and matcher, the
-// command, the layer and (for an addition) the timeout.
+// Kind is what a Change does.
+type Kind int
+
+const (
+	Add Kind = iota
+	Remove
+	Move
+)
+
+// String is the change as printed, one line: "+", "-" or "~", the event,
+// the command, and the layer (with the timeout for an addition) or why.
 func (c Change) String() string {
 	e := c.Entry
-	event := e.Event
-	if e.Matcher != "" {
-		event += " [" + e.Matcher + "]"
-	}
-	if c.Add {
+	switch c.Kind {
+	case Add:
+		event := e.Event
+		if e.Matcher != "" {
+			event += " [" + e.Matcher + "]"
+		}
 		return fmt.Sprintf("+ %s %s (layer %s, timeout %ds)", event, c.Command, e.Layer, e.Timeout)
+	case Move:
+		return fmt.Sprintf("~ %s %s -> %s (layer %s)", e.Event, c.Command, c.To, e.Layer)
+	}
+	if c.Why != "" {
+		return fmt.Sprintf("- %s %s (%s)", e.Event, c.Command, c.Why)
 	}
 	return fmt.Sprintf("- %s %s (layer %s)", e.Event, c.Command, e.Layer)
 }
 
-// Install returns doc with the entries of layers wired to the binaries in dir
-// and flower's entries of every other layer removed, and what changed. An
-// entry already present (same event, same binary in dir) is left as it is,
+// Install returns doc with the entries of layers wired to the binaries in
+// dir, and what changed. An entry already there for dir is left as it is,
 // whatever its matcher, timeout or arguments: those may be the user's edits.
+// An entry running the same binary from elsewhere (an install with another
+// prefix, a binary called by name) is moved to dir, arguments kept, so that
+// no hook is wired twice. Entries of the other layers and retired entries
+// are removed, wherever their binary is.
 func Install(doc []byte, dir string, layers []string) ([]byte, []Change, error) {
-	var want, drop []Entry
+	var want []Entry
 	for _, e := range Catalog {
 		if slices.Contains(layers, e.Layer) {
 			want = append(want, e)
-		} else {
-			drop = append(drop, e)
 		}
 	}
-	return apply(doc, dir, want, drop)
+	return apply(doc, dir, want, false)
 }
 
-// Uninstall returns doc without any of flower's entries for the binaries in
-// dir, and what it removed. Everything else stays byte for byte where the
-// file's formatting allows (see reformat).
+// Uninstall returns doc without flower's entries for the binaries in dir and
+// without retired entries, and what it removed. Entries of binaries elsewhere
+// belong to another install and stay.
 func Uninstall(doc []byte, dir string) ([]byte, []Change, error) {
-	return apply(doc, dir, nil, Catalog)
+	return apply(doc, dir, nil, true)
 }
 
-// WiredLayers lists the layers of which doc holds at least one entry for the
-// binaries in dir.
+// WiredLayers lists the layers of which doc holds at least one entry, for
+// the binaries in dir or elsewhere.
 func WiredLayers(doc []byte, dir string) ([]string, error) {
 	if err := Validate(doc); err != nil {
 		return nil, err
 	}
 	var layers []string
 	for _, f := range scan(doc, dir) {
-		if !slices.Contains(layers, f.entry.Layer) {
+		if f.retired == "" && !slices.Contains(layers, f.entry.Layer) {
 			layers = append(layers, f.entry.Layer)
 		}
 	}
@@ -94,7 +112,7 @@ func Validate(doc []byte) error {
 		return fmt.Errorf(`"hooks" is %s, want an object; nothing was changed`, jsonkind.Of(hooks))
 	}
 	for _, event := range events() {
-		if v := hooks.Get(event); v.Exists() && !v.IsArray() {
+		if v := hooks.Get(gjson.Escape(event)); v.Exists() && !v.IsArray() {
 			return fmt.Errorf(`"hooks.%s" is %s, want an array; nothing was changed`, event, jsonkind.Of(v))
 		}
 	}
@@ -123,16 +141,25 @@ func syntaxError(doc []byte) string {
 	return fmt.Sprintf("line %d, column %d: %v", line, col, se)
 }
 
-// found is one of flower's handlers located in a document.
+// found is a handler of doc that runs one of flower's binaries under its
+// event: flower's for dir (ours), the same binary from elsewhere, or a
+// retired entry (retired holds why it goes).
 type found struct {
 	entry   Entry
 	command string
+	ours    bool
+	retired string
 	group   int // index in hooks.<event>
 	handler int // index in the group's hooks
 }
 
-// scan finds flower's handlers for the binaries in dir. Groups and handlers
-// of unexpected shape are someone else's and are skipped, never touched.
+func (f found) path() string {
+	return "hooks." + gjson.Escape(f.entry.Event) + "." + strconv.Itoa(f.group) + ".hooks." + strconv.Itoa(f.handler)
+}
+
+// scan finds the handlers of doc that run flower's binaries. Groups and
+// handlers of unexpected shape are someone else's and are skipped, never
+// touched.
 func scan(doc []byte, dir string) []found {
 	var out []found
 	for _, event := range events() {
@@ -143,34 +170,20 @@ func scan(doc []byte, dir string) []found {
 				if h.Get("type").String() != "command" || cmd.Type != gjson.String {
 					continue
 				}
-				for _, e := range Catalog {
-					if e.Event == event && e.IsCommandOf(cmd.String(), dir) {
-						out = append(out, found{entry: e, command: cmd.String(), group: gi, handler: hi})
+				f := found{command: cmd.String(), group: gi, handler: hi}
+				prog, rest := splitProgram(f.command)
+				for _, r := range Retired {
+					if r.Event == event && filepath.Base(prog) == r.Binary && slices.Contains(strings.Fields(rest), r.Arg) {
+						f.entry, f.retired = Entry{Event: event, Binary: r.Binary}, r.Why
 					}
 				}
-			}
-		}
-	}
-	return out
-}
-
-// Strays lists the commands in doc that run a binary named like one of
-// flower's from somewhere other than dir (another --prefix, a bare name
-// copied from settings.example.json): left alone, but worth a note, since
-// that hook then fires twice.
-func Strays(doc []byte, dir string) []string {
-	var out []string
-	for _, event := range events() {
-		for _, g := range gjson.GetBytes(doc, "hooks."+gjson.Escape(event)).Array() {
-			for _, h := range g.Get("hooks").Array() {
-				cmd := h.Get("command")
-				if h.Get("type").String() != "command" || cmd.Type != gjson.String {
-					continue
+				for _, e := range Catalog {
+					if f.retired == "" && e.Event == event && filepath.Base(prog) == e.Binary {
+						f.entry, f.ours = e, e.IsCommandOf(f.command, dir)
+					}
 				}
-				base := filepath.Base(firstWord(cmd.String()))
-				ours := slices.ContainsFunc(Catalog, func(e Entry) bool { return e.Event == event && e.IsCommandOf(cmd.String(), dir) })
-				if !ours && slices.Contains(Binaries(AllLayers), base) {
-					out = append(out, event+" "+cmd.String())
+				if f.entry.Binary != "" {
+					out = append(out, f)
 				}
 			}
 		}
@@ -178,19 +191,19 @@ func Strays(doc []byte, dir string) []string {
 	return out
 }
 
-// firstWord is the program a command line runs, for the common shapes: a
-// plain word, or one in single or double quotes. It is only used for a note.
-func firstWord(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
+// splitProgram splits a command line into the program it runs (unquoted, for
+// the common shapes: a plain word or one in single or double quotes without
+// escapes) and the rest, which begins with the space after it.
+func splitProgram(cmd string) (prog, rest string) {
 	if cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
 		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
-			return cmd[1 : end+1]
+			return cmd[1 : end+1], cmd[end+2:]
 		}
 	}
-	if f := strings.Fields(cmd); len(f) > 0 {
-		return f[0]
+	if i := strings.IndexAny(cmd, " \t"); i >= 0 {
+		return cmd[:i], cmd[i:]
 	}
-	return ""
+	return cmd, ""
 }
 
 // group is a settings hook group as flower writes it; the field order is the
@@ -206,23 +219,63 @@ type handler struct {
 	Timeout int    `json:"timeout"`
 }
 
-func apply(doc []byte, dir string, want, drop []Entry) ([]byte, []Change, error) {
+// apply wires want (none when uninstalling) for dir: see Install and
+// Uninstall.
+func apply(doc []byte, dir string, want []Entry, uninstall bool) ([]byte, []Change, error) {
 	if err := Validate(doc); err != nil {
 		return nil, nil, err
 	}
 	present := scan(doc, dir)
 	var changes []Change
-	out := doc
-	var err error
-
-	// Remove from the back so the indexes of what remains stay valid.
 	var doomed []found
+	drop := func(f found, why string) {
+		doomed = append(doomed, f)
+		changes = append(changes, Change{Kind: Remove, Entry: f.entry, Command: f.command, Why: why})
+	}
 	for _, f := range present {
-		if slices.ContainsFunc(drop, f.entry.same) {
-			doomed = append(doomed, f)
-			changes = append(changes, Change{Entry: f.entry, Command: f.command})
+		switch {
+		case f.retired != "":
+			drop(f, f.retired)
+		case uninstall && f.ours:
+			drop(f, "")
+		case !uninstall && !slices.ContainsFunc(want, f.entry.same):
+			drop(f, "")
 		}
 	}
+	out := doc
+	var add []Entry
+	for _, e := range want {
+		var same []found
+		for _, f := range present {
+			if f.retired == "" && f.entry.same(e) {
+				same = append(same, f)
+			}
+		}
+		// The first of dir's entries stays; without one, the first from
+		// elsewhere is moved here. Any other copy from elsewhere goes: it
+		// would fire besides.
+		keep := slices.IndexFunc(same, func(f found) bool { return f.ours })
+		switch {
+		case len(same) == 0:
+			add = append(add, e)
+			continue
+		case keep < 0:
+			keep = 0
+			f := same[0]
+			_, rest := splitProgram(f.command)
+			to := e.Command(dir) + rest
+			out = replaceValue(out, f.path()+".command", marshal(to))
+			changes = append(changes, Change{Kind: Move, Entry: e, Command: f.command, To: to})
+		}
+		for i, f := range same {
+			if i != keep && !f.ours {
+				drop(f, "a second copy of layer "+e.Layer+"'s entry, which would fire twice")
+			}
+		}
+	}
+
+	// Remove from the back so the indexes of what remains stay valid; an
+	// emptied group, event or hooks object goes with its last entry.
 	slices.SortFunc(doomed, func(a, b found) int {
 		if a.entry.Event != b.entry.Event {
 			return strings.Compare(a.entry.Event, b.entry.Event)
@@ -232,59 +285,41 @@ func apply(doc []byte, dir string, want, drop []Entry) ([]byte, []Change, error)
 		}
 		return b.handler - a.handler
 	})
-	emptied := map[string]bool{}
 	for _, f := range doomed {
-		gpath := "hooks." + gjson.Escape(f.entry.Event) + "." + strconv.Itoa(f.group)
-		if out, err = sjson.DeleteBytes(out, gpath+".hooks."+strconv.Itoa(f.handler)); err != nil {
-			return nil, nil, err
-		}
+		event := "hooks." + gjson.Escape(f.entry.Event)
+		gpath := event + "." + strconv.Itoa(f.group)
+		out = removeChild(out, gpath+".hooks", f.handler)
 		if len(gjson.GetBytes(out, gpath+".hooks").Array()) == 0 {
-			if out, err = sjson.DeleteBytes(out, gpath); err != nil {
-				return nil, nil, err
-			}
+			out = removeChild(out, event, f.group)
 		}
-		emptied[f.entry.Event] = true
-	}
-	for _, event := range events() {
-		path := "hooks." + gjson.Escape(event)
-		if emptied[event] && len(gjson.GetBytes(out, path).Array()) == 0 {
-			if out, err = sjson.DeleteBytes(out, path); err != nil {
-				return nil, nil, err
+		if len(gjson.GetBytes(out, event).Array()) == 0 {
+			out = removeMember(out, "hooks", f.entry.Event)
+			if len(gjson.GetBytes(out, "hooks").Map()) == 0 {
+				out = removeMember(out, "", "hooks")
 			}
-		}
-	}
-	if len(emptied) > 0 && len(gjson.GetBytes(out, "hooks").Map()) == 0 {
-		if out, err = sjson.DeleteBytes(out, "hooks"); err != nil {
-			return nil, nil, err
 		}
 	}
 
-	for _, e := range want {
-		if slices.ContainsFunc(present, func(f found) bool { return f.entry.same(e) }) {
-			continue
-		}
+	for _, e := range add {
 		g := group{Matcher: e.Matcher, Hooks: []handler{{Type: "command", Command: e.Command(dir), Timeout: e.Timeout}}}
-		raw, err := json.Marshal(g)
-		if err != nil {
-			return nil, nil, err
+		raw := marshal(g)
+		event := "hooks." + gjson.Escape(e.Event)
+		switch {
+		case gjson.GetBytes(out, event).Exists():
+			c, _ := locate(out, event)
+			out = appendChild(out, c, "", raw)
+		case gjson.GetBytes(out, "hooks").Exists():
+			c, _ := locate(out, "hooks")
+			out = appendChild(out, c, e.Event, append(append([]byte{'['}, raw...), ']'))
+		default:
+			c, _ := locate(out, "")
+			hooks := append(append([]byte(`{`+string(marshal(e.Event))+`:[`), raw...), "]}"...)
+			out = appendChild(out, c, "hooks", hooks)
 		}
-		path := "hooks." + gjson.Escape(e.Event)
-		if gjson.GetBytes(out, path).Exists() {
-			out, err = sjson.SetRawBytes(out, path+".-1", raw)
-		} else {
-			out, err = sjson.SetRawBytes(out, path, append(append([]byte{'['}, raw...), ']'))
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		changes = append(changes, Change{Add: true, Entry: e, Command: g.Hooks[0].Command})
+		changes = append(changes, Change{Kind: Add, Entry: e, Command: g.Hooks[0].Command})
 	}
 	if len(changes) == 0 {
 		return doc, nil, nil
-	}
-	out, err = reformat(doc, out)
-	if err != nil {
-		return nil, nil, err
 	}
 	if !gjson.ValidBytes(out) {
 		return nil, nil, errors.New("internal error: the merged settings are not valid JSON; nothing was changed")
@@ -292,12 +327,52 @@ func apply(doc []byte, dir string, want, drop []Entry) ([]byte, []Change, error)
 	return out, changes, nil
 }
 
-// events are the hook events of the catalog, in catalog order.
+// removeChild removes element i of the array at path.
+func removeChild(doc []byte, path string, i int) []byte {
+	c, ok := locate(doc, path)
+	if !ok || i >= len(c.children) {
+		return doc
+	}
+	return deleteChild(doc, c, i)
+}
+
+// removeMember removes key from the object at path ("" for the document).
+func removeMember(doc []byte, path, key string) []byte {
+	c, ok := locate(doc, path)
+	if !ok {
+		return doc
+	}
+	r := gjson.ParseBytes(doc)
+	if path != "" {
+		r = gjson.GetBytes(doc, path)
+	}
+	i := 0
+	at := -1
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if k.String() == key && at < 0 {
+			at = i
+		}
+		i++
+		return true
+	})
+	if at < 0 {
+		return doc
+	}
+	return deleteChild(doc, c, at)
+}
+
+// events are the hook events of the catalog and of retired entries, in
+// catalog order.
 func events() []string {
 	var out []string
 	for _, e := range Catalog {
 		if !slices.Contains(out, e.Event) {
 			out = append(out, e.Event)
+		}
+	}
+	for _, r := range Retired {
+		if !slices.Contains(out, r.Event) {
+			out = append(out, r.Event)
 		}
 	}
 	return out

@@ -1,5 +1,5 @@
 // Package glancecheck is glance-check, the glance table of package ephemeral
-// as a command. It has four modes:
+// as a command. It has three modes:
 //
 //	glance-check 'CMD'   prints the verdict on CMD and each segment's reason;
 //	                     exit 0 for a glance, 1 for not a glance.
@@ -10,15 +10,16 @@
 //	                     error: nothing on stdout, one stderr line naming it.
 //	glance-check --list  prints the table: each command, what it does, and the
 //	                     rules for its options and operands. Exit 0.
-//	glance-check --hook  a PreToolUse hook for Bash. Stdin is a hook payload;
-//	                     for a glance, on any thread, stdout is one decision
-//	                     permissionDecision "allow" with a short reason;
-//	                     otherwise, and for other tools and events, nothing.
-//	                     It never denies. Exit 0, or 1 with one stderr line
-//	                     for a bad payload or bad flags; never 2.
 //
-// Outside --hook, a usage or input error exits 3 with one stderr line, so
-// that it differs from "not a glance" (1). --help and --version exit 0.
+// A usage or input error exits 3 with one stderr line, so that it differs
+// from "not a glance" (1); never 2. --help and --version exit 0.
+//
+// glance-check is not a hook. It once had a --hook mode that answered
+// "allow" for glances; an allow skips Claude Code's own permission checks,
+// which ask about commands the table called glances (a redirection to
+// /dev/tcp, test -v with a subscript), so the mode was retired: a glance passes
+// delegate-guard by its printing nothing, and Claude Code decides. --hook now
+// says so (exit 3), for settings that still wire it.
 package glancecheck
 
 import (
@@ -42,14 +43,14 @@ import (
 
 const name = "glance-check"
 
-// Exit codes outside --hook.
+// Exit codes.
 const (
 	exitGlance    = 0
 	exitNotGlance = 1
 	exitUsage     = 3
 )
 
-const usage = `Usage: glance-check 'CMD' | --jsonl < lines | --list | --hook < payload.json
+const usage = `Usage: glance-check 'CMD' | --jsonl < lines | --list
 
 Decides whether a bash command is a glance: read-only, with output that goes
 stale (git status, ls, cat and compounds of them), from the one table that
@@ -59,44 +60,42 @@ both lets glances through and expires their results.
   --jsonl             stdin: one JSON string per line; stdout: one
                       {"glance":…,"reason":…} per line, in order
   --list              print the table
-  --hook              PreToolUse hook for Bash: allow glances, on any thread;
-                      never deny; silent otherwise
 
-Exit codes: 0 glance or done, 1 not a glance (--hook: bad input), 3 usage or
-input error.`
+Exit codes: 0 glance or done, 1 not a glance, 3 usage or input error.`
+
+// retiredHook is the message for the --hook flag of earlier versions, which
+// a settings file may still wire.
+const retiredHook = "--hook was retired: glance-check no longer approves commands, Claude Code's own " +
+	"permission check decides; remove this hook from your settings (./install.sh does it)"
 
 // Main runs glance-check and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
-	hookMode := c.Flags.Bool("hook", false, "run as a PreToolUse hook: allow Bash glances, never deny")
 	jsonl := c.Flags.Bool("jsonl", false, "classify stdin's JSON Lines, one JSON string per line")
 	list := c.Flags.Bool("list", false, "print the glance table")
+	if retired(args) {
+		c.Fail(errors.New(retiredHook))
+		return exitUsage
+	}
 	if code, done := c.Parse(args); done {
-		// Parse already printed the one line. A hook's errors exit 1 like
-		// every hook's; the other modes keep 1 for "not a glance".
-		if code != hook.ExitOK && !asksHook(args) {
+		// Parse already printed the one line; 1 means "not a glance" here.
+		if code != hook.ExitOK {
 			return exitUsage
 		}
 		return code
 	}
 	modes := 0
-	for _, on := range []bool{*hookMode, *jsonl, *list, c.Flags.NArg() > 0} {
+	for _, on := range []bool{*jsonl, *list, c.Flags.NArg() > 0} {
 		if on {
 			modes++
 		}
 	}
-	if *hookMode {
-		if modes > 1 {
-			return c.Fail(errors.New("--hook takes no other mode and no argument: the payload comes on stdin"))
-		}
-		return runHook(c)
-	}
 	switch {
 	case modes == 0:
-		return usageError(c, "give a command to check, or --jsonl, --list or --hook")
+		return usageError(c, "give a command to check, or --jsonl or --list")
 	case modes > 1:
-		return usageError(c, "give one mode: a command, --jsonl, --list or --hook")
+		return usageError(c, "give one mode: a command, --jsonl or --list")
 	case c.Flags.NArg() > 1:
 		return usageError(c, fmt.Sprintf("%d arguments: quote the command as one argument", c.Flags.NArg()))
 	case *jsonl:
@@ -107,8 +106,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return checkOne(c, c.Flags.Arg(0))
 }
 
-// asksHook reports whether args ask for --hook, for when they fail to parse.
-func asksHook(args []string) bool {
+// retired reports whether args ask for the retired --hook mode (before the
+// flags, as a settings file wires it).
+func retired(args []string) bool {
 	for _, a := range args {
 		switch a {
 		case "--":
@@ -217,32 +217,6 @@ func jsonString(raw []byte) (string, string) {
 		return "", jsonkind.Of(v) + ", want a JSON string"
 	}
 	return v.Str, ""
-}
-
-// runHook answers a PreToolUse payload: allow a Bash glance, else nothing.
-func runHook(c *hook.CLI) int {
-	p, err := hook.ReadPayload(c.Stdin)
-	if err != nil {
-		return c.Fail(err)
-	}
-	if p.Event() != "PreToolUse" || p.ToolName() != "Bash" {
-		return hook.ExitOK
-	}
-	cmd, ok, err := p.ToolInputString("command")
-	if err != nil {
-		return c.Fail(err)
-	}
-	if !ok {
-		return hook.ExitOK
-	}
-	v := ephemeral.Classify(cmd)
-	if !v.Glance {
-		return hook.ExitOK
-	}
-	if _, err := hook.Decision("allow", "glance (read-only): "+v.Reason).WriteTo(c.Stdout); err != nil {
-		return c.Fail(err)
-	}
-	return hook.ExitOK
 }
 
 // printList prints ephemeral.Table: the glances with their rules, then the

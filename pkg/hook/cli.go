@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 
@@ -39,10 +41,22 @@ func NewCLI(name, usage string, stdin io.Reader, stdout, stderr io.Writer) *CLI 
 	return c
 }
 
+// minOpenFiles is the lowest open-file limit (ulimit -n) a command runs
+// under: the three standard streams, the two descriptors of the Go runtime's
+// poller, and what a command holds open at once (prune-session copying a
+// session folder needs 10 in all, measured), with room to spare. Under a
+// hard limit of 6 or 7 the runtime's poller cannot start: the process dies at
+// its first open with a trace and exit 2, which Claude Code reads as "block".
+const minOpenFiles = 16
+
 // Parse parses args. When it returns done, the command must return code at
 // once: --help and --version were answered (code 0), or the flags were wrong
-// (code 1, one line on stderr).
+// or the open-file limit too low to run (code 1, one line on stderr). It
+// runs before the command opens anything.
 func (c *CLI) Parse(args []string) (code int, done bool) {
+	if limit, ok := openFileLimit(); ok && limit < minOpenFiles {
+		return c.Fail(fmt.Errorf("the open-file limit is %d (ulimit -n); it needs at least %d", limit, minOpenFiles)), true
+	}
 	err := c.Flags.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -57,11 +71,45 @@ func (c *CLI) Parse(args []string) (code int, done bool) {
 	return ExitOK, false
 }
 
+// printHelp prints the usage and the flags, spelled --flag as the README
+// and the usage texts spell them (the flag package accepts both).
 func (c *CLI) printHelp() {
-	fmt.Fprint(c.Stdout, strings.TrimRight(c.usage, "\n")+"\n\nFlags:\n")
-	c.Flags.SetOutput(c.Stdout)
-	c.Flags.PrintDefaults()
-	c.Flags.SetOutput(io.Discard)
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(c.usage, "\n") + "\n\nFlags:\n")
+	c.Flags.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		switch {
+		case strings.Contains(f.Usage, "`"): // named in the usage: --settings `file`
+		case arg == "int" || arg == "uint":
+			arg = "N"
+		case arg == "string":
+			arg = f.Name
+		}
+		arg = strings.ToUpper(arg)
+		b.WriteString("  --" + f.Name)
+		if arg != "" {
+			b.WriteString(" " + arg)
+		}
+		b.WriteString("\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if def := f.DefValue; def != "" && def != "false" && def != "0" {
+			if _, isString := f.Value.(flag.Getter).Get().(string); isString {
+				def = strconv.Quote(def)
+			}
+			b.WriteString(" (default " + def + ")")
+		}
+		b.WriteString("\n")
+	})
+	io.WriteString(c.Stdout, b.String())
+}
+
+// ErrTerminal is the error for a hook payload asked of a terminal: started by
+// hand, a hook would otherwise wait silently for input.
+var ErrTerminal = errors.New("stdin is a terminal: this is a Claude Code hook, it reads a hook payload (JSON) on stdin; see --help")
+
+// IsTerminal reports whether r is a terminal.
+func IsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // Fail prints err as one stderr line prefixed with the command name and
@@ -84,12 +132,19 @@ func (c *CLI) Recover(code *int) {
 	}
 }
 
-// Version is the module version the binary was built from, "(devel)" for a
-// build from a checkout.
+// Release is flower's version: every command's --version, the plugin's
+// .claude-plugin/plugin.json and its marketplace entry say it, and a test
+// (tests/version_test.go) fails when they differ. Tag a release "v"+Release.
+const Release = "0.1.0"
+
+// Version is Release, followed by the module version the binary was built
+// from when that is another one: a `go install …@latest` of a commit after
+// the tag reports its pseudo-version there. A build from a checkout says
+// Release alone.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" {
-		return "(devel)"
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" || bi.Main.Version == "v"+Release {
+		return Release
 	}
-	return bi.Main.Version
+	return Release + " (module " + bi.Main.Version + ")"
 }

@@ -39,7 +39,9 @@ func TestParse(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "no flags", args: nil},
-		{name: "version", args: []string{"--version"}, wantDone: true, wantStdout: "x-tool (devel)\n"},
+		{name: "version", args: []string{"--version"}, wantDone: true, wantStdout: "x-tool " + Release + "\n"},
+		{name: "help spells --flag", args: []string{"-help"}, wantDone: true,
+			wantStdout: "usage\n\nFlags:\n  --n N\n    \ta number\n  --version\n    \tprint the version and exit\n"},
 		{name: "unknown flag", args: []string{"-q"}, wantCode: 1, wantDone: true,
 			wantStderr: "x-tool: flag provided but not defined: -q (see x-tool --help)\n"},
 		{name: "bad value", args: []string{"-n", "many"}, wantCode: 1, wantDone: true,

@@ -79,6 +79,9 @@ func ReadPayloadLazily(r io.Reader) (p *Payload, wait func() error, err error) {
 // readPayload reads and parses a payload; release frees its buffer, which
 // the caller may do once nothing refers to it.
 func readPayload(r io.Reader) (p *Payload, wait func() error, release func(), err error) {
+	if IsTerminal(r) {
+		return nil, nil, func() {}, ErrTerminal
+	}
 	raw, release, err := readAll(r)
 	if err != nil {
 		return nil, nil, release, fmt.Errorf("reading stdin: %v", err)

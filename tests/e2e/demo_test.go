@@ -296,21 +296,29 @@ func demoReport(runs []demoRun) string {
 		return n
 	}
 	last := func(r demoRun) int { return r.main[len(r.main)-1].ContextChars() }
-	fmt.Fprintf(&b, "\n%-44s %12s %12s\n", "", "without", "with flower")
+	fmt.Fprintf(&b, "\nThe first session, each way (the resumed one adds one main-thread request):\n")
+	fmt.Fprintf(&b, "%-44s %12s %12s\n", "", "without", "with flower")
 	rows := []struct {
 		name string
 		f    func(demoRun) int
 	}{
-		{"main thread: turns (requests)", func(r demoRun) int { return len(r.main) }},
+		{"main thread: requests (turns)", func(r demoRun) int { return len(r.main) }},
 		{"main thread: final context (chars)", last},
 		{"main thread: sent over the session (chars)", total},
-		{"resumed session: context (chars)", func(r demoRun) int { return r.resumed.ContextChars() }},
 		{"subagents: requests", func(r demoRun) int { return r.subReqs }},
 		{"subagents: sent over the session (chars)", func(r demoRun) int { return r.subChars }},
+		{"main + subagents: requests", func(r demoRun) int { return len(r.main) + r.subReqs }},
+		{"main + subagents: sent (chars)", func(r demoRun) int { return total(r) + r.subChars }},
+		{"resumed session: context (chars)", func(r demoRun) int { return r.resumed.ContextChars() }},
 	}
 	for _, row := range rows {
 		fmt.Fprintf(&b, "%-44s %12s %12s\n", row.name, thousands(row.f(runs[0])), thousands(row.f(runs[1])))
 	}
+	without, with := runs[0], runs[1]
+	fmt.Fprintf(&b, "\nWith flower the main thread ends at %d%% of its context without it, and main and subagents\n"+
+		"together send %d%% of the characters, in %d API requests instead of %d.\n",
+		percent(last(with), last(without)), percent(total(with)+with.subChars, total(without)+without.subChars),
+		len(with.main)+with.subReqs, len(without.main)+without.subReqs)
 	return b.String()
 }
 
@@ -399,6 +407,9 @@ func abbrevN(s string, n int) string {
 	}
 	return string([]rune(s)[:n]) + "…"
 }
+
+// percent is a of b, rounded.
+func percent(a, b int) int { return (200*a + b) / (2 * b) }
 
 func thousands(n int) string {
 	s := fmt.Sprint(n)

@@ -106,7 +106,7 @@
 // error instead.
 //   - Options.Settings is any JSON value; Settings(Hook{Event, Matcher,
 //     Command, Timeout}…) builds the hooks object. LayerHooks(t, "1",
-//     "glance", …) gives a layer's hooks exactly as flower-settings wires
+//     "3", …) gives a layer's hooks exactly as flower-settings wires
 //     them (flowersettings.Catalog) with the freshly built binaries: prefer
 //     it, so the scenarios test the real wiring. LandedHooks(t, layers…)
 //     gives only those whose ./cmd exists (for setups that grow as layers

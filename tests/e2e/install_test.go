@@ -136,7 +136,15 @@ func checkLayersFire(t *testing.T, s *Scenario, o Options) {
 func TestInstalledSetupFiresHooks(t *testing.T) {
 	t.Parallel()
 	s := NewScenario(t)
-	cmd := exec.Command("sh", filepath.Join(repoRoot, "install.sh"))
+	runInstall(t, s)
+	checkLayersFire(t, s, Options{AllSettingSources: true})
+}
+
+// runInstall runs install.sh with the scenario's HOME, as a user would, and
+// returns what it printed.
+func runInstall(t *testing.T, s *Scenario, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("sh", append([]string{filepath.Join(repoRoot, "install.sh")}, args...)...)
 	cmd.Dir = s.Work
 	cmd.Env = append(s.env(Options{}), hostGoCaches(t)...)
 	out, err := cmd.CombinedOutput()
@@ -147,7 +155,7 @@ func TestInstalledSetupFiresHooks(t *testing.T) {
 	if b, err := os.ReadFile(settings); err != nil || !strings.Contains(string(b), filepath.Join(s.Home, ".local", "bin", "delegate-guard")) {
 		t.Fatalf("install.sh did not wire %s (%v):\n%s\n%s", settings, err, b, out)
 	}
-	checkLayersFire(t, s, Options{AllSettingSources: true})
+	return string(out)
 }
 
 // TestPluginDirFiresHooks: the repository loaded as a plugin for one
@@ -227,4 +235,78 @@ func hostGoCaches(t *testing.T) []string {
 		env = append(env, name+"="+strings.TrimSpace(string(out)))
 	}
 	return env
+}
+
+// cliAsksGlance is a glance compound the CLI's own read-only check does not
+// approve: Claude Code 2.1.328 runs most glances (git status, git log, ls,
+// cat, grep, echo, pipes of them) unasked even in the default mode; of 49
+// glances tried, only cksum, uniq FILE and printenv needed approval.
+const cliAsksGlance = `git status -s && echo "--- SUMS ---" && cksum README.md notes.txt`
+
+// TestInstallRemovesRetiredGlanceHook: install.sh over an older install that
+// wired glance-check --hook (the retired auto-approve) takes that entry out,
+// and afterwards a glance on the main thread runs under Claude Code's own
+// permission check: one it approves runs, one it would ask about is denied
+// in -p mode, by the CLI and not by a hook.
+func TestInstallRemovesRetiredGlanceHook(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	glanceWorkspace(s)
+	bin := filepath.Join(s.Home, ".local", "bin")
+	old := `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash|Write|Edit|NotebookEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "` + bin + `/delegate-guard",
+            "timeout": 10
+          }
+        ]
+      },
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "` + bin + `/glance-check --hook",
+            "timeout": 10
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	settings := filepath.Join(s.ConfigDir, "settings.json")
+	if err := os.WriteFile(settings, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runInstall(t, s)
+	if want := "- PreToolUse " + bin + "/glance-check --hook (retired: "; !strings.Contains(out, want) {
+		t.Errorf("install.sh did not say it removed the retired entry (%q):\n%s", want, out)
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "glance-check") {
+		t.Fatalf("the settings still wire glance-check:\n%s", b)
+	}
+
+	s.API.Main(Steps(
+		Call(Bash("look", "git status -s")),
+		Call(Bash("sums", cliAsksGlance)),
+		Say("seen"),
+	))
+	res := s.Run(Options{Prompt: "what changed?", AllSettingSources: true, AllowedTools: []string{"Read"}})
+
+	if got, want := s.ToolResult("look"), realOutput(t, s, "git status -s"); got.IsError || got.Text != want {
+		t.Errorf("the glance the CLI approves: the model saw (is_error %v) %q, want its output %q", got.IsError, got.Text, want)
+	}
+	got := s.ToolResult("sums")
+	if !got.IsError || strings.Contains(got.Text, "--- SUMS ---") || strings.Contains(got.Text, "hook error") {
+		t.Errorf("the glance the CLI asks about: the model saw (is_error %v) %q; want the CLI's own denial, the command not run", got.IsError, got.Text)
+	}
+	if !res.Denied("sums") || res.Denied("look") {
+		t.Errorf("permission_denials %+v, want the cksum glance only", res.PermissionDenials)
+	}
 }

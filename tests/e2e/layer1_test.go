@@ -7,7 +7,7 @@ import (
 )
 
 // Layer one: delegate-guard keeps hands-on work off the main thread, glances
-// excepted; glance-check --hook approves glances where the CLI would ask.
+// excepted (they stay under the CLI's own permission checks).
 
 // handsOn is what the layer-one scenarios let the CLI run without asking, so
 // that whatever is denied is denied by the hook, not by the CLI's
@@ -153,55 +153,5 @@ func TestLayer1SubagentWorks(t *testing.T) {
 	}
 	if len(res.PermissionDenials) != 0 {
 		t.Errorf("permission_denials %+v, want none", res.PermissionDenials)
-	}
-}
-
-// cliAsksGlance is a glance compound the CLI's own read-only check does not
-// approve. Claude Code 2.1.328 runs most glances (git status, git log, ls,
-// cat, grep, echo, pipes of them) unasked even in the default mode; of 49
-// glances tried, only cksum, uniq FILE and printenv needed approval.
-const cliAsksGlance = `git status -s && echo "--- SUMS ---" && cksum README.md notes.txt`
-
-// TestLayer1GlanceCheckApproves runs one glance under the default permission
-// mode, with Bash not in --allowedTools, twice: with layer one alone the CLI
-// (in -p mode, where it cannot ask) denies it; with glance-check --hook added
-// it runs and the model sees its real output.
-func TestLayer1GlanceCheckApproves(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		name   string
-		layers []string
-		runs   bool
-	}{
-		{"without glance-check", []string{"1"}, false},
-		{"with glance-check", []string{"1", "glance"}, true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := NewScenario(t)
-			glanceWorkspace(s)
-			s.API.Main(Steps(
-				Call(Bash("look", cliAsksGlance)),
-				Say("seen"),
-			))
-			res := s.Run(Options{Prompt: "what changed?", Settings: Settings(LayerHooks(t, tt.layers...)...), AllowedTools: []string{"Read"}})
-
-			got := s.ToolResult("look")
-			if tt.runs {
-				if want := realOutput(t, s, cliAsksGlance); got.IsError || got.Text != want {
-					t.Errorf("the model saw (is_error %v) %q; want the real output %q", got.IsError, got.Text, want)
-				}
-				if len(res.PermissionDenials) != 0 {
-					t.Errorf("permission_denials %+v, want none", res.PermissionDenials)
-				}
-				return
-			}
-			if !got.IsError || strings.Contains(got.Text, "--- SUMS ---") {
-				t.Errorf("the model saw (is_error %v) %q; want a permission error, the command not run", got.IsError, got.Text)
-			}
-			if !res.Denied("look") {
-				t.Errorf("permission_denials %+v does not list the glance", res.PermissionDenials)
-			}
-		})
 	}
 }

@@ -408,8 +408,8 @@ func (s *Scenario) Transcript(sessionID string) string {
 	return filepath.Join(s.ProjectDir(), sessionID+".jsonl")
 }
 
-// LayerHooks is the hooks flower wires for the named layers ("1", "2", "3",
-// "glance": flowersettings' layer names), exactly as flower-settings writes
+// LayerHooks is the hooks flower wires for the named layers ("1", "2", "3":
+// flowersettings' layer names), exactly as flower-settings writes
 // them (flowersettings.Catalog: events, matchers, arguments, timeouts),
 // calling the freshly built binaries. It fails the test when a layer's
 // command has not been built.

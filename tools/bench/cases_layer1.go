@@ -23,5 +23,4 @@ func init() {
 	register(Case{Name: "delegate-guard: main-thread rm (deny)", Tool: "delegate-guard", Setup: payloadCase(mainRm), Target: "≤ 1.5x floor"})
 	register(Case{Name: "delegate-guard: main-thread glance compound (pass)", Tool: "delegate-guard", Setup: payloadCase(mainGlance), Target: "≤ 1.5x floor"})
 	register(Case{Name: "delegate-guard: subagent Write (pass)", Tool: "delegate-guard", Setup: payloadCase(subWrite), Target: "≤ 1.5x floor"})
-	register(Case{Name: "glance-check --hook: glance compound (allow)", Tool: "glance-check", Args: []string{"--hook"}, Setup: payloadCase(mainGlance), Target: "≤ 1.5x floor"})
 }

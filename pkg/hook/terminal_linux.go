@@ -1,0 +1,6 @@
+package hook
+
+import "syscall"
+
+// getTermios is the ioctl request that reads a terminal's attributes.
+const getTermios = syscall.TCGETS
