@@ -101,7 +101,7 @@ func TestOutputEscapes(t *testing.T) {
 	if _, err := Decision("deny", reason).WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	p, err := ParsePayload(append([]byte(`{"hook_event_name":"x","o":`), append(bytes.TrimSpace(b.Bytes()), '}')...))
+	p, err := ParsePayload(`{"hook_event_name":"x","o":` + strings.TrimSpace(b.String()) + "}")
 	if err != nil {
 		t.Fatalf("output is not valid JSON: %v\n%s", err, b.String())
 	}
