@@ -138,6 +138,9 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
 	if readsSpill(p, tool, root, dir) {
 		return nil
 	}
+	if nowhere(stdout) {
+		return errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
+	}
 	if err := spill.Prepare(dir); err != nil {
 		return fmt.Errorf("cannot use the spill folder: %v", err)
 	}
@@ -194,6 +197,23 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 		return fmt.Errorf("writing the pointer: %v", err)
 	}
 	return nil
+}
+
+// nowhere reports whether w is /dev/null, where a stdout closed when the
+// process starts ends up too (the Go runtime opens /dev/null on a closed
+// standard descriptor), or is closed: a pointer printed there reaches
+// nobody, and the spill file would be one that nothing points at.
+func nowhere(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // stopWriter is a Writer that fails once its context is done: a signal
