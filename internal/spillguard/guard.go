@@ -135,6 +135,13 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
 		return err
 	}
 	dir := spill.Dir(root)
+	// readsSpill reads tool_input, where a key given twice is refused as
+	// in tool_response.
+	if in, ok := p.Member("tool_input"); ok {
+		if _, err := hook.Members(in, "tool_input"); err != nil {
+			return err
+		}
+	}
 	if readsSpill(p, tool, root, dir) {
 		return nil
 	}
