@@ -2,6 +2,7 @@ package spillguard
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -186,9 +187,11 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 		}
 		written = append(written, f.Path)
 		f.Note = s.note
-		// gjson encodes as encoding/json does valid UTF-8, without its
-		// first-call cost (see hook.Output.Set).
-		reps[i] = string(gjson.AppendJSONString(nil, f.Text()))
+		rep, err := json.Marshal(f.Text())
+		if err != nil {
+			return err
+		}
+		reps[i] = string(rep)
 	}
 	updated := splice(resp, todo, reps)
 	if slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" }) {

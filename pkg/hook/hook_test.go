@@ -2,12 +2,10 @@ package hook
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/tidwall/gjson"
 )
 
 func TestRecoverTurnsPanicIntoExit1(t *testing.T) {
@@ -110,28 +108,5 @@ func TestOutputEscapes(t *testing.T) {
 	}
 	if got := p.Get("o.hookSpecificOutput.hookEventName").String(); got != "PreToolUse" {
 		t.Errorf("hookEventName = %q", got)
-	}
-}
-
-// TestSetStringAsEncodingJSON: strings are encoded by gjson, byte for byte
-// as encoding/json encodes them.
-func TestSetStringAsEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", `quote " backslash \ slash /`, "ctl \x00\x01\b\f\n\r\t\x1f\x7f",
-		"html <a href='x'>&amp;</a>", "line sep \u2028 para sep \u2029", "é 😀 日本", "[spill-guard: 10,240 characters]"} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		if _, err := NewOutput("E").Set("f", s).WriteTo(&out); err != nil {
-			t.Fatal(err)
-		}
-		got := gjson.GetBytes(out.Bytes(), "hookSpecificOutput.f")
-		if diff := cmp.Diff(string(want), got.Raw); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", s, diff)
-		}
-		if got.Str != s {
-			t.Errorf("%q decodes to %q", s, got.Str)
-		}
 	}
 }
