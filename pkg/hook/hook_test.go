@@ -2,8 +2,11 @@ package hook
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -108,5 +111,21 @@ func TestOutputEscapes(t *testing.T) {
 	}
 	if got := p.Get("o.hookSpecificOutput.hookEventName").String(); got != "PreToolUse" {
 		t.Errorf("hookEventName = %q", got)
+	}
+}
+
+// TestReadPayloadSizes: payloads around the first buffer's size, read in
+// pieces, come out whole; a read error is reported.
+func TestReadPayloadSizes(t *testing.T) {
+	for _, n := range []int{0, 1, firstBuffer - 40, firstBuffer, firstBuffer + 1, 5*firstBuffer + 7} {
+		stdin := `{"hook_event_name":"x","pad":"` + strings.Repeat("a", n) + `"}`
+		p, err := ReadPayload(iotest.HalfReader(strings.NewReader(stdin)))
+		if err != nil || p.Raw != stdin {
+			t.Errorf("%d bytes of padding: %v, read back whole %v", n, err, p != nil && p.Raw == stdin)
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := ReadPayload(io.MultiReader(strings.NewReader(strings.Repeat(" ", 3*firstBuffer)), iotest.ErrReader(boom))); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("err = %v, want boom", err)
 	}
 }
