@@ -7,7 +7,7 @@ CLAUDE_BIN     = $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code/bin/claude
 
 export FLOWER_CLAUDE = $(abspath $(CLAUDE_BIN))
 
-.PHONY: test check vet unit build e2e-deps bench demo clean
+.PHONY: test check vet unit build e2e-deps bench demo clean fuzz
 
 test: check e2e-deps
 	FLOWER_E2E_REQUIRED=1 $(GO) test -race ./...
@@ -28,6 +28,18 @@ $(CLAUDE_BIN):
 	mkdir -p $(CLAUDE_DIR)
 	npm install --prefix $(CLAUDE_DIR) --no-save --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	test -x $(CLAUDE_BIN)
+
+# Every fuzz target, FUZZTIME each (not part of make test). Without
+# -fuzzminimizetime=0 each worker spends up to a minute minimizing every
+# new input, counting no executions meanwhile, and the run seems to stall.
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz: $$pkg $$f"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime=0 || exit 1; \
+	  done; \
+	done
 
 bench:
 	$(GO) run ./tools/bench -out docs/BENCHMARKS.md

@@ -3,8 +3,14 @@ package tests
 import (
 	"bytes"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowerhooks/flower/internal/delegateguard"
+	"github.com/flowerhooks/flower/internal/glancecheck"
+	"github.com/flowerhooks/flower/internal/indexguard"
+	"github.com/flowerhooks/flower/internal/spillguard"
 )
 
 // hugeGarbage is the size of the largest bad payload: far beyond any real
@@ -39,6 +45,13 @@ func badPayloads() map[string][]byte {
 		"session_id is an array": []byte(`{"hook_event_name":"SessionStart","session_id":[1]}`),
 		"nested truncation":      []byte(`{"hook_event_name":"PostToolUse","tool_response":{"stdout":"abc`),
 		"two objects":            []byte(`{"hook_event_name":"PreToolUse"}{"hook_event_name":"PreToolUse"}`),
+		// gjson reads the first of two keys, Claude Code's JSON.parse the
+		// last: a hook would judge another value than the one that counts.
+		"event twice":        []byte(`{"hook_event_name":"SessionStart","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`),
+		"tool_name twice":    []byte(`{"hook_event_name":"PreToolUse","tool_name":"Read","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`),
+		"agent_id twice":     []byte(`{"hook_event_name":"PreToolUse","agent_id":"a1","agent_id":"","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`),
+		"cwd twice, escaped": []byte(`{"hook_event_name":"SessionStart","cwd":"/a","c\u0077d":"/b"}`),
+		"tool_input twice":   []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_input":{"command":"rm -rf x"}}`),
 	}
 }
 
@@ -61,5 +74,42 @@ func checkBadStdin(t *testing.T, name string, main mainFunc, args ...string) {
 				t.Errorf("stderr is not one line starting %q: %.300q", name+": ", msg)
 			}
 		})
+	}
+}
+
+// TestDuplicateReadFields: a key repeated inside an object a hook reads
+// from is refused by the hooks that read it, with exit 1 and one line.
+func TestDuplicateReadFields(t *testing.T) {
+	wb := t.TempDir()
+	tests := []struct {
+		name    string
+		main    mainFunc
+		args    []string
+		payload string
+	}{
+		{"delegate-guard: tool_input.command", delegateguard.Main, nil,
+			`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf x"}}`},
+		{"glance-check: tool_input.command", glancecheck.Main, []string{"--hook"},
+			`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf x"}}`},
+		{"spill-guard: tool_input.command", spillguard.Main, []string{"--workbench", wb},
+			`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"cat .flower/spill/x.txt","command":"cat big.log"},"tool_response":{"stdout":"` + strings.Repeat("x", 5000) + `"}}`},
+		{"spill-guard: tool_response.stdout", spillguard.Main, []string{"--workbench", wb},
+			`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t2","tool_input":{"command":"x"},"tool_response":{"stdout":"short","stdout":"` + strings.Repeat("x", 5000) + `"}}`},
+		{"spill-guard: a nested MCP field", spillguard.Main, []string{"--workbench", wb},
+			`{"hook_event_name":"PostToolUse","tool_name":"mcp__s__t","tool_use_id":"t3","tool_response":{"a":{"b":"` + strings.Repeat("x", 5000) + `","b":"y"}}}`},
+		{"index-guard: tool_input.file_path", indexguard.Main, []string{"--workbench", wb},
+			`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/elsewhere/a.sh","file_path":"` + wb + `/scripts/a.sh"},"tool_response":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := tt.main(tt.args, strings.NewReader(tt.payload), &stdout, &stderr)
+			if code != 1 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "twice") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line about a key given twice", code, stdout.String(), stderr.String())
+			}
+		})
+	}
+	if left, _ := filepath.Glob(filepath.Join(wb, "spill", "*.txt")); len(left) != 0 {
+		t.Errorf("spilled %q", left)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -219,9 +222,12 @@ func TestSpillGuardConcurrent(t *testing.T) {
 			t.Errorf("run %d: %s does not hold its output (%v)", i, f, err)
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join(wb, "spill"))
+	entries, err := filepath.Glob(filepath.Join(wb, "spill", "*.txt"))
 	if err != nil || len(entries) != n {
-		t.Errorf("%d entries in spill/ (%v), want %d: no temp files left", len(entries), err, n)
+		t.Errorf("%d spill files (%v), want %d", len(entries), err, n)
+	}
+	if temps, _ := os.ReadDir(filepath.Join(wb, "spill", ".tmp")); len(temps) != 0 {
+		t.Errorf("%d temporary files left", len(temps))
 	}
 }
 
@@ -342,4 +348,137 @@ func dedup(raw []byte, v any) any {
 		first[key] = dedup(val, x)
 	}
 	return first
+}
+
+// buildSpillGuard builds the spill-guard binary once for the tests that
+// need a process of their own (signals, a closed stdout).
+var buildSpillGuard = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "spill-guard-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "spill-guard")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/spill-guard").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func spillGuardBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := buildSpillGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// spillLeft lists the spill files and the temporary files left in the
+// workbench wb.
+func spillLeft(wb string) []string {
+	files, _ := filepath.Glob(filepath.Join(wb, "spill", "*.txt"))
+	temps, _ := filepath.Glob(filepath.Join(wb, "spill", ".tmp", "*"))
+	return append(files, temps...)
+}
+
+// persistedPayload is a Bash payload whose whole output, size bytes, is in
+// a sparse file Claude Code's way (persistedOutputPath): copying it takes
+// long enough to stop spill-guard midway.
+func persistedPayload(t *testing.T, size int64) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "b1.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return spillPayload("Bash", "toolu_kill", fmt.Sprintf(`{"stdout":"%s","stderr":"","interrupted":false,"persistedOutputPath":%q,"persistedOutputSize":%d}`,
+		strings.Repeat("x", 30000), path, size))
+}
+
+// TestSpillGuardKilledMidway: Claude Code kills a hook at its timeout or
+// when the user presses Esc. SIGTERM (and SIGINT, SIGHUP) leave nothing;
+// SIGKILL leaves the temporary file, which the next spill removes since
+// its writer is gone (issue 20).
+func TestSpillGuardKilledMidway(t *testing.T) {
+	bin := spillGuardBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			wb := t.TempDir()
+			cmd := exec.Command(bin, "--workbench", wb)
+			cmd.Stdin = bytes.NewReader(persistedPayload(t, 4<<30))
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the copy has begun, then stop it.
+			deadline := time.Now().Add(20 * time.Second)
+			for len(spillLeft(wb)) == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if stdout.Len() != 0 {
+				t.Errorf("printed %q", stdout.String())
+			}
+			left := spillLeft(wb)
+			if sig != syscall.SIGKILL {
+				if code := cmd.ProcessState.ExitCode(); code != 1 || len(left) != 0 {
+					t.Errorf("exit %d, left %q; want exit 1 and nothing left", code, left)
+				}
+				return
+			}
+			if len(left) != 1 {
+				t.Fatalf("after SIGKILL: %q left, want the temporary file", left)
+			}
+			// The next spill, of another call, removes the leftover.
+			code, _, stderr := runSpill(t, spillPayload("Bash", "toolu_next", `{"stdout":"`+strings.Repeat("y", 5000)+`"}`), "--workbench", wb)
+			left = spillLeft(wb)
+			if code != 0 || len(left) != 1 || filepath.Base(left[0]) != "Bash-toolu_next-stdout.txt" {
+				t.Errorf("the next run: exit %d (%s), left %q; want only its own spill file", code, stderr, left)
+			}
+		})
+	}
+}
+
+// TestSpillGuardStdoutClosed: when the pointer cannot be printed (stdout
+// closed, or a pipe nobody reads), the spill file it would name goes too,
+// and the exit code says the hook failed (issue 20).
+func TestSpillGuardStdoutClosed(t *testing.T) {
+	bin := spillGuardBinary(t)
+	payload := spillPayload("Bash", "toolu_closed", `{"stdout":"`+strings.Repeat("z", 5000)+`"}`)
+	t.Run("fd 1 closed", func(t *testing.T) {
+		wb := t.TempDir()
+		cmd := exec.Command("sh", "-c", `exec "$0" --workbench "$1" >&-`, bin, wb)
+		cmd.Stdin = bytes.NewReader(payload)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Run()
+		if code, left := cmd.ProcessState.ExitCode(), spillLeft(wb); code != 1 || len(left) != 0 {
+			t.Errorf("exit %d (%s), left %q; want exit 1 and nothing left", code, stderr.String(), left)
+		}
+	})
+	t.Run("pipe without a reader", func(t *testing.T) {
+		wb := t.TempDir()
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, "--workbench", wb)
+		cmd.Stdin = bytes.NewReader(payload)
+		cmd.Stdout = w
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Run()
+		w.Close()
+		if code, left := cmd.ProcessState.ExitCode(), spillLeft(wb); code != 1 || len(left) != 0 {
+			t.Errorf("exit %d (%s), left %q; want exit 1 and nothing left", code, stderr.String(), left)
+		}
+	})
 }

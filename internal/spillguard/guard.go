@@ -1,12 +1,17 @@
 package spillguard
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -14,7 +19,6 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 	"github.com/flowerhooks/flower/pkg/spill"
 )
 
@@ -74,28 +78,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case o.head < 0 || o.head >= o.threshold:
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
-
-	// A large tool result's body is checked on the other core while it is
-	// written to the spill file; nothing is printed before the verdict.
-	p, wait, err := hook.ReadPayloadLazily(stdin)
+	p, err := hook.ReadPayload(stdin)
 	if err != nil {
 		return c.Fail(err)
 	}
-	out, written, err := run(p, o, *wb, wait)
-	if werr := wait(); werr != nil {
-		// The payload was bad after all: what was spilled from it goes.
-		for _, path := range written {
-			os.Remove(path)
-		}
-		return c.Fail(werr)
-	}
-	if err != nil {
-		return c.Fail(err)
-	}
-	if out == nil {
-		return hook.ExitOK
-	}
-	if _, err := out.WriteTo(stdout); err != nil {
+	if err := run(p, o, *wb, stdout); err != nil {
 		return c.Fail(err)
 	}
 	return hook.ExitOK
@@ -113,86 +100,144 @@ type spillable struct {
 	note string // for the pointer
 }
 
-// run decides and does the work; a nil output means "print nothing".
-// written names the spill files it wrote for the output; on an error it
-// has removed them itself. wait is the verdict on the payload's long
-// bodies (hook.ReadPayloadLazily), which Main reports.
-func run(p *hook.Payload, o options, wbFlag string, wait func() error) (out *hook.Output, written []string, err error) {
+// run decides and does the work, and prints the replacement, if any.
+func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
 	if p.Event() != "PostToolUse" {
-		return nil, nil, nil
+		return nil
 	}
 	tool := p.ToolName()
-	// From the members ReadPayload found: a view into the payload, neither
-	// copied (gjson.GetBytes would copy 50 MB for a 50 MB stdout) nor
-	// found by a second scan past it.
-	resp := p.Get("tool_response")
-	if objectTools[tool] && !resp.IsObject() {
+	// As written: an MCP tool's result may be a string of a megabyte,
+	// which gjson would decode to answer for it.
+	resp, _ := p.Member("tool_response")
+	kind := gjson.Result{Type: gjson.String} // its type, for a string without decoding it
+	if !strings.HasPrefix(resp, `"`) {
+		kind = gjson.Parse(resp)
+	}
+	if objectTools[tool] && !kind.IsObject() {
 		// Checked before --main-only: a malformed payload is reported
 		// whoever made the call.
-		return nil, nil, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(resp))
+		return fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(kind))
 	}
-	if o.mainOnly && !p.IsMainThread() || editTools[tool] || !resp.Exists() {
-		return nil, nil, nil
+	if o.mainOnly && !p.IsMainThread() || editTools[tool] || resp == "" {
+		return nil
 	}
-	in := span{resp.Index, p.Ends()}
-	top := members(resp.Raw, in)
 	switch {
-	case tool == "Read" && resp.IsObject() && lookup(top, "type").String() != "text":
-		return nil, nil, nil // an image, PDF or notebook: not text to spill
-	case tool == "Bash" && lookup(top, "isImage").Bool():
-		return nil, nil, nil // stdout is a data: URL Claude Code turns into an image
+	case tool == "Read" && kind.IsObject() && gjson.Get(resp, "type").String() != "text":
+		return nil // an image, PDF or notebook: not text to spill
+	case tool == "Bash" && gjson.Get(resp, "isImage").Bool():
+		return nil // stdout is a data: URL Claude Code turns into an image
 	}
-
-	todo, err := overThreshold(p, tool, resp.Raw, in, top, o.threshold)
+	todo, err := overThreshold(p, tool, resp, o.threshold)
 	if err != nil || len(todo) == 0 {
-		return nil, nil, err
+		return err
 	}
 	root, err := hook.WorkbenchRoot(wbFlag, p.Cwd())
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	dir := spill.Dir(root)
+	// readsSpill reads tool_input, where a key given twice is refused as
+	// in tool_response.
+	if in, ok := p.Member("tool_input"); ok {
+		if _, err := hook.Members(in, "tool_input"); err != nil {
+			return err
+		}
+	}
 	if readsSpill(p, tool, root, dir) {
-		return nil, nil, nil
+		return nil
 	}
-	if !spill.Ready(dir) {
-		if wait() != nil {
-			// Prepare would create the spill folder (and the workbench),
-			// or change its mode: a bad payload leaves the disk as it was.
-			return nil, nil, nil
-		}
-		if err := spill.Prepare(dir); err != nil {
-			return nil, nil, fmt.Errorf("cannot use the spill folder: %v", err)
-		}
+	if nowhere(stdout) {
+		return errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
 	}
+	if err := spill.Prepare(dir); err != nil {
+		return fmt.Errorf("cannot use the spill folder: %v", err)
+	}
+	return spillAll(p, o, tool, resp, dir, todo, stdout)
+}
 
-	fail := func(err error) (*hook.Output, []string, error) {
-		// The model gets the original output; files it will never hear of
-		// would only hold a second copy of it.
-		for _, path := range written {
-			os.Remove(path)
+// spillAll writes the spill files of todo and prints the replacement that
+// points at them. A spill file nothing points at would only hold a second
+// copy of an output the model got whole, so every way out but printing
+// the pointer removes the files: an error, a stdout that cannot be written
+// (closed, or a pipe nobody reads), and SIGTERM, SIGINT or SIGHUP, which
+// Claude Code sends a hook at its timeout or when the user presses Esc.
+// (SIGKILL leaves a temporary file, which the next spill removes:
+// spill.RemoveStale.)
+func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillable, stdout io.Writer) (err error) {
+	// SIGPIPE too: on fd 1 it would kill the process at the write of the
+	// pointer, after the files were made; noticed, the write fails.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
+	defer stop()
+	var written []string
+	defer func() {
+		if err != nil {
+			for _, path := range written {
+				os.Remove(path)
+			}
 		}
-		return nil, nil, err
-	}
+	}()
+	spill.RemoveStale(dir)
 	reps := make([]string, len(todo))
 	for i, s := range todo {
-		f, err := spill.WriteUnsynced(dir, hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, s.fill)
+		f, err := spill.WriteUnsynced(dir, hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, func(w io.Writer) error {
+			return s.fill(stopWriter{ctx, w})
+		})
 		if err != nil {
-			return fail(fmt.Errorf("cannot write the spill file: %v", err))
+			return fmt.Errorf("cannot write the spill file: %v", err)
 		}
 		written = append(written, f.Path)
 		f.Note = s.note
-		// gjson encodes as encoding/json does valid UTF-8, without its
-		// first-call cost (see hook.Output.Set).
-		reps[i] = string(gjson.AppendJSONString(nil, f.Text()))
+		rep, err := json.Marshal(f.Text())
+		if err != nil {
+			return err
+		}
+		reps[i] = string(rep)
 	}
-	updated := splice(resp.Raw, todo, reps)
+	updated := splice(resp, todo, reps)
 	if slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" }) {
 		if updated, err = dropPersisted(updated); err != nil {
-			return fail(err)
+			return err
 		}
 	}
-	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated), written, nil
+	out := hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)
+	if ctx.Err() != nil {
+		return errors.New("stopped by a signal")
+	}
+	if _, err := out.WriteTo(stdout); err != nil {
+		return fmt.Errorf("writing the pointer: %v", err)
+	}
+	return nil
+}
+
+// nowhere reports whether w is /dev/null, where a stdout closed when the
+// process starts ends up too (the Go runtime opens /dev/null on a closed
+// standard descriptor), or is closed: a pointer printed there reaches
+// nobody, and the spill file would be one that nothing points at.
+func nowhere(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
+}
+
+// stopWriter is a Writer that fails once its context is done: a signal
+// stops the copy into a spill file at its next write.
+type stopWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stopWriter) Write(b []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		return 0, errors.New("stopped by a signal")
+	}
+	return s.w.Write(b)
 }
 
 // persistedFields name Claude Code's own copy of a Bash output over 30,000
@@ -216,30 +261,21 @@ var persistedFields = []string{"persistedOutputPath", "persistedOutputSize"}
 // then stay, and Claude Code's header still names the copy.
 func dropPersisted(resp []byte) ([]byte, error) {
 	for _, key := range persistedFields {
-		// A repeated key: JSON.parse keeps the last, so remove them all.
-		for gjson.GetBytes(resp, key).Exists() {
-			var err error
-			if resp, err = sjson.DeleteBytes(resp, key); err != nil {
-				return nil, err
-			}
+		// Once: a repeated key was refused (longFields).
+		var err error
+		if resp, err = sjson.DeleteBytes(resp, key); err != nil {
+			return nil, err
 		}
 	}
 	return resp, nil
 }
 
 // splice returns resp with the token of each field in todo replaced by the
-// matching JSON value of reps, every other byte as it was.
-//
-// It splices at the byte ranges the walk found, which is what sjson does
-// once it has found a path: but sjson finds it with gjson, which decodes the
-// string there, 400 ms and 100 MB for a 50 MB stdout. The tests check that
-// the result equals sjson.SetRaw at the escaped paths (sjsonPath).
+// matching JSON value of reps, every other byte as it was: what
+// sjson.SetRaw does at each field's path, without looking for the path
+// again (and decoding the string there) when the walk knows where it is.
 func splice(resp string, todo []spillable, reps []string) []byte {
-	n := len(resp)
-	for i, s := range todo {
-		n += len(reps[i]) - len(s.raw)
-	}
-	out := make([]byte, 0, n)
+	var out []byte
 	last := 0
 	for i, s := range todo {
 		out = append(out, resp[last:s.off]...)
@@ -249,28 +285,18 @@ func splice(resp string, todo []spillable, reps []string) []byte {
 	return append(out, resp[last:]...)
 }
 
-// lookup is the value of key among ms, parsed by gjson.
-func lookup(ms []member, key string) gjson.Result {
-	for _, m := range ms {
-		if m.key == key {
-			return gjson.Parse(m.raw)
-		}
-	}
-	return gjson.Result{}
-}
-
 // overThreshold returns the fields of resp to spill.
-func overThreshold(p *hook.Payload, tool, resp string, in span, top []member, threshold int) ([]spillable, error) {
-	fields := objectFields(top, in)
-	if len(top) == 0 {
-		fields = stringFields(resp, in) // a string, as MCP tools give, or {}
+func overThreshold(p *hook.Payload, tool, resp string, threshold int) ([]spillable, error) {
+	fields, err := longFields(resp, threshold)
+	if err != nil {
+		return nil, err
 	}
 	var todo []spillable
 	for _, f := range fields {
 		s := spillable{field: f}
 		if tool == "Bash" && len(f.keys) == 1 && f.keys[0] == "stdout" {
-			if persisted := lookup(top, "persistedOutputPath"); persisted.Type == gjson.String && persisted.Str != "" {
-				over, err := s.fromPersisted(p, persisted.Str, lookup(top, "persistedOutputSize"), threshold)
+			if persisted := gjson.Get(resp, "persistedOutputPath"); persisted.Type == gjson.String && persisted.Str != "" {
+				over, err := s.fromPersisted(p, persisted.Str, gjson.Get(resp, "persistedOutputSize"), threshold)
 				if err != nil {
 					return nil, err
 				}
@@ -280,23 +306,21 @@ func overThreshold(p *hook.Payload, tool, resp string, in span, top []member, th
 				continue
 			}
 		}
-		if over(f.body(), threshold) {
+		if over(f.raw, threshold) {
 			todo = append(todo, s)
 		}
 	}
 	return todo, nil
 }
 
-// over reports whether the decoded body has more than threshold characters,
-// decoding only when its length leaves the answer open.
-func over(body string, threshold int) bool {
-	switch {
-	case len(body) <= threshold: // every character takes at least one byte
-		return false
-	case len(body) > maxEscapedBytesPerChar*threshold:
+// over reports whether the string token raw has more than threshold
+// characters once decoded, decoding it only when its length leaves the
+// answer open.
+func over(raw string, threshold int) bool {
+	if len(raw)-2 > maxEscapedBytesPerChar*threshold {
 		return true
 	}
-	return jsonscan.Chars(body) > threshold
+	return utf8.RuneCountInString(gjson.Parse(raw).Str) > threshold
 }
 
 // fromPersisted points s at Claude Code's copy of a cut Bash output and
@@ -311,7 +335,7 @@ func (s *spillable) fromPersisted(p *hook.Payload, path string, size gjson.Resul
 	if err != nil {
 		s.note = fmt.Sprintf("This is only the part of the output that reached the hook: "+
 			"Claude Code's copy of the whole output (%s) could not be read: %v.", sizeText(size), err)
-		return over(s.body(), threshold), nil
+		return over(s.raw, threshold), nil
 	}
 	defer f.Close()
 	s.file = path
@@ -341,7 +365,7 @@ func sizeText(size gjson.Result) string {
 // fill writes the whole text of s.
 func (s spillable) fill(w io.Writer) error {
 	if s.file == "" {
-		return writeDecoded(w, s.body())
+		return writeText(w, s.body())
 	}
 	f, _, err := openRegular(s.file)
 	if err != nil {

@@ -1,14 +1,15 @@
 package spillguard
 
 import (
-	"encoding/binary"
+	"bufio"
 	"io"
-	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
@@ -24,212 +25,118 @@ type field struct {
 // body is the token without its quotes, still escaped.
 func (f field) body() string { return f.raw[1 : len(f.raw)-1] }
 
-// member is one key and value of a JSON object.
-type member struct {
-	key string // decoded
-	raw string // the value as written
-	off int    // where raw starts in the object
-}
-
-// members returns the members of the JSON object obj in order, the first
-// of each repeated key only: the one a gjson path names. It scans obj itself
-// rather than with gjson's ForEach, which decodes every string value it
-// passes: for a 50 MB stdout that is 100 MB of needless copies. obj must be
-// valid JSON (the payload was validated); in is where it lies in the
-// payload, whose long strings the walk steps over.
-func members(obj string, in span) []member {
-	var out []member
-	seen := map[string]bool{}
-	in.ends.EachMember(obj, in.at, func(key, value string, at int) bool {
-		k := decodeString(key[1 : len(key)-1])
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, member{key: k, raw: value, off: at})
-		}
-		return true
-	})
-	return out
-}
-
-// span is where a value walked lies in the payload: its index, and where
-// the payload's long strings are (hook.Payload.Ends).
-type span struct {
-	at   int
-	ends jsonscan.Ends
-}
-
-// inner is the span of a value at offset off of the one s describes.
-func (s span) inner(off int) span { return span{s.at + off, s.ends} }
-
-// stringFields returns the string fields of the JSON value v: v itself when
-// it is a string, the strings reached through its objects when it is an
-// object, in document order.
-func stringFields(v string, in span) []field {
-	if i := jsonscan.SkipSpace(v, 0); i < len(v) && v[i] == '"' {
-		return []field{{raw: v[i:in.ends.StringEnd(v, in.at, i)], off: i}}
-	}
-	return objectFields(members(v, in), in)
-}
-
-// objectFields is stringFields of an object whose members are ms: a caller
-// that has them already need not scan a large value a second time.
-func objectFields(ms []member, in span) []field {
-	var out []field
-	walkMembers(ms, in, 0, nil, &out)
-	return out
-}
-
-func walkMembers(ms []member, in span, base int, keys []string, out *[]field) {
-	for _, m := range ms {
-		path := append(keys[:len(keys):len(keys)], m.key)
-		switch m.raw[0] {
-		case '"':
-			*out = append(*out, field{keys: path, raw: m.raw, off: base + m.off})
-		case '{':
-			walkMembers(members(m.raw, in.inner(m.off)), in.inner(m.off), base+m.off, path, out)
-		}
-	}
-}
-
-// decodeString decodes the body of a JSON string token as encoding/json
-// does: a lone or mismatched surrogate escape becomes U+FFFD.
-func decodeString(body string) string {
-	if strings.IndexByte(body, '\\') < 0 {
-		return body
-	}
-	out, _ := decodeSome(decodeBuffer(body), body, len(body))
-	return string(out)
-}
-
-// decodeChunk is how much decoded text writeDecoded hands on at a time.
-const decodeChunk = 256 << 10
-
-// decodeSlack is how far decodeSome may run past its limit: the eight
-// bytes of its last step, then a \u escape (up to 4 bytes) or the rest of a
-// character.
-const decodeSlack = 8 + 2*utf8.UTFMax
-
-// decodeBuffer is a buffer decodeSome never has to grow for body: decoded
-// text is never longer than its escaped form. A short body gets a short
-// buffer; growing one (slices.Grow clears its new tail) would touch every
-// page of it, which costs a fresh page fault each.
-func decodeBuffer(body string) []byte {
-	return make([]byte, 0, min(len(body), decodeChunk)+decodeSlack)
-}
-
-// writeDecoded writes the decoded body of a JSON string token to w in
-// chunks, never holding the whole decoded text in memory.
-func writeDecoded(w io.Writer, body string) error {
-	buf := decodeBuffer(body)
-	for len(body) > 0 {
-		var n int
-		buf, n = decodeSome(buf[:0], body, decodeChunk)
-		body = body[n:]
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// decodeSome appends to dst the decoding of body's prefix, stopping once it
-// has appended limit bytes or a little more (an escape, or the rest of a
-// character: a chunk never splits one), and returns how many bytes of body
-// it used.
+// longFields returns the string fields of resp, valid JSON, whose escaped
+// body is over min bytes (one of min bytes or fewer cannot hold more than
+// min characters), in document order: resp itself when it is a string,
+// the strings reached through its objects when it is an object. An object
+// on the way that holds a key twice is an error (see hook.Members).
 //
-// It copies eight bytes a step into dst's spare room, up to the next
-// backslash, rather than appending runs found with IndexByte: text like a
-// log has an escaped newline every few bytes, and a call per run cost a
-// quarter more on the 50 MB benchmark. Eight-byte steps decode that case's
-// 50 MB of seq output in 21 ms, against 30 ms byte by byte (in memory,
-// medians of 7).
-func decodeSome(dst []byte, body string, limit int) ([]byte, int) {
-	start := len(dst)
-	limit = min(limit, len(body))
-	dst = slices.Grow(dst, limit+decodeSlack)
-	d := dst[start : start+limit+decodeSlack]
-	i, j := 0, 0
-	for i < len(body) && j < limit {
-		if i+8 <= len(body) {
-			x := jsonscan.Word(body, i)
-			eq := jsonscan.EqualBytes(x, '\\')
-			if eq == 0 {
-				binary.LittleEndian.PutUint64(d[j:], x)
-				i, j = i+8, j+8
-				continue
-			}
-			k := bits.TrailingZeros64(eq) / 8
-			if eq&(eq-1) == 0 {
-				// One backslash, making a two-byte escape (log text's
-				// escaped newlines): the next step starts past the word,
-				// or past the escape when it ends the word, wherever the
-				// backslash was, so no step waits on where the last escape
-				// was found.
-				before := x & (1<<(8*k) - 1)
-				if k < 7 {
-					if c := uint64(jsonscan.ShortEscape(byte(x >> (8*k + 8)))); c != 0 {
-						binary.LittleEndian.PutUint64(d[j:], before|c<<(8*k)|x>>(8*k+16)<<(8*k+8))
-						i, j = i+8, j+7
-						continue
-					}
-				} else if i+8 < len(body) {
-					if c := uint64(jsonscan.ShortEscape(body[i+8])); c != 0 {
-						binary.LittleEndian.PutUint64(d[j:], before|c<<56)
-						i, j = i+9, j+8
-						continue
-					}
-				}
-			}
-			// Up to the backslash; the escape is decoded below, and the
-			// bytes after it are written over.
-			binary.LittleEndian.PutUint64(d[j:], x)
-			i, j = i+k, j+k
-		} else if c := body[i]; c != '\\' {
-			d[j] = c
+// It reads resp once, keeping the keys down to where it is: a walk that
+// found each value's end and then went into it would read a value once
+// for every level above it, and 10,000 nested objects (60 KB) would take
+// seconds.
+func longFields(resp string, min int) ([]field, error) {
+	i := jsonscan.SkipSpace(resp, 0)
+	if i < len(resp) && resp[i] == '"' {
+		if end := jsonscan.StringEnd(resp, i); end-i-2 > min {
+			return []field{{raw: resp[i:end], off: i}}, nil
+		}
+		return nil, nil
+	}
+	if i >= len(resp) || resp[i] != '{' {
+		return nil, nil
+	}
+	var out []field
+	var keys []string // the key of each open object but the outermost
+	var open []int    // where each open object starts
+	type member struct {
+		obj int // where its object starts
+		key string
+	}
+	seen := map[member]bool{}
+	for i < len(resp) {
+		switch resp[i] {
+		case '{':
+			open = append(open, i)
 			i++
-			j++
-			continue
+		case '}':
+			if open = open[:len(open)-1]; len(open) == 0 {
+				return out, nil
+			}
+			keys = keys[:len(keys)-1]
+			i++
+		case '"': // a key: its value follows
+			end := jsonscan.StringEnd(resp, i)
+			key := jsonscan.Key(resp[i:end])
+			m := member{open[len(open)-1], key}
+			if seen[m] {
+				return nil, hook.DuplicateKey(strings.Join(append([]string{"tool_response"}, keys...), "."), key)
+			}
+			seen[m] = true
+			i = jsonscan.SkipSpace(resp, jsonscan.SkipSpace(resp, end)+1) // past the colon
+			switch resp[i] {
+			case '{':
+				keys = append(keys, key)
+			case '"':
+				end := jsonscan.StringEnd(resp, i)
+				if end-i-2 > min {
+					out = append(out, field{keys: append(slices.Clone(keys), key), raw: resp[i:end], off: i})
+				}
+				i = end
+			default: // an array, which is never entered, a number, true, false, null
+				i = jsonscan.ValueEnd(resp, i)
+			}
+		default: // a comma or white space
+			i++
 		}
-		// body[i] is a backslash.
-		if i+1 >= len(body) {
-			return dst[:start+j], len(body)
+	}
+	return out, nil
+}
+
+// writeText writes the text of body, the body of a valid JSON string
+// token, unescaped as gjson and encoding/json unescape it (a \u escape of
+// a lone surrogate becomes U+FFFD), without holding the text whole in
+// memory: a tool result of 50 MB would otherwise cost 50 MB more.
+func writeText(w io.Writer, body string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for {
+		i := strings.IndexByte(body, '\\')
+		if i < 0 {
+			bw.WriteString(body)
+			return bw.Flush()
 		}
+		bw.WriteString(body[:i])
 		c := body[i+1]
-		i += 2
-		switch short := jsonscan.ShortEscape(c); {
-		case short != 0:
-			d[j] = short
-		case c == 'u':
-			r := jsonscan.Hex4(body, i)
-			if r < 0 {
-				r = utf8.RuneError
-			} else {
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-						r2 = jsonscan.Hex4(body, i+2)
-					}
-					if dr := utf16.DecodeRune(r, r2); dr != utf8.RuneError {
-						r = dr
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
+		body = body[i+2:]
+		switch c {
+		case 'b':
+			bw.WriteByte('\b')
+		case 'f':
+			bw.WriteByte('\f')
+		case 'n':
+			bw.WriteByte('\n')
+		case 'r':
+			bw.WriteByte('\r')
+		case 't':
+			bw.WriteByte('\t')
+		case 'u':
+			r := hex4(body)
+			body = body[4:]
+			if utf16.IsSurrogate(r) && strings.HasPrefix(body, `\u`) {
+				if pair := utf16.DecodeRune(r, hex4(body[2:])); pair != utf8.RuneError {
+					r, body = pair, body[6:]
 				}
 			}
-			j += utf8.EncodeRune(d[j:], r)
-			continue
-		default: // no escape (a body not yet checked): taken as it stands
-			d[j] = c
+			bw.WriteRune(r) // a lone surrogate is written as U+FFFD
+		default: // '"', '\\' and '/' stand for themselves
+			bw.WriteByte(c)
 		}
-		j++
 	}
-	// The limit can fall inside a character: take the rest of it.
-	for i < len(body) && j < len(d) && !utf8.RuneStart(body[i]) {
-		d[j] = body[i]
-		i++
-		j++
-	}
-	return dst[:start+j], i
+}
+
+// hex4 is the value of the four hex digits s starts with (a valid \u
+// escape's).
+func hex4(s string) rune {
+	n, _ := strconv.ParseUint(s[:4], 16, 32)
+	return rune(n)
 }

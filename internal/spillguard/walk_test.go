@@ -2,16 +2,15 @@ package spillguard
 
 import (
 	"encoding/json"
-	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 var walkSeeds = []string{
@@ -21,16 +20,20 @@ var walkSeeds = []string{
 	`"an MCP string"`,
 	`[{"type":"text","text":"block"}]`,
 	`{"a":{"b":{"c":"deep"}},"a":"dup"}`,
+	`{"a":{"b":"x","\u0062":"y"}}`,
 	`{"\u0061":"escaped key","k\"q":"quote in key",":x":"colon","a.b":"dot","":"empty key","#":"hash"}`,
 	`{ "sp" : "spaces" , "n" : null , "t" : true , "num" : -1.5e3 , "arr" : [ "x" , { "y" : "z" } ] }`,
-	`{"esc":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800\udc00x\ud800\u0041\udc00"}`,
+	`{"esc":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800\udc00x\ud800\u0041\udc00\udc00\ud800\ud800\udc00"}`,
 	`{"multi":"é😀日本"}`,
 	`{}`,
 	`{"o":{}}`,
 }
 
-func TestStringFields(t *testing.T) {
-	got := stringFields(`{"a":"1","b":{"c":"2","d":[ "no" ],"e":{"f":"3"}},"g":5,"a":"dup","h":"4"}`, span{})
+func TestLongFields(t *testing.T) {
+	got, err := longFields(`{"a":"1","b":{"c":"2","d":[ "no", {"x":"no"} ],"e":{"f":"3"}},"g":5,"h":"4", "i" : { } }`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var paths []string
 	for _, f := range got {
 		paths = append(paths, strings.Join(f.keys, "/")+"="+f.raw)
@@ -39,12 +42,57 @@ func TestStringFields(t *testing.T) {
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	for doc, wantErr := range map[string]string{
+		`{"a":"1","a":"2"}`:                `payload field "tool_response" has the key "a" twice`,
+		`{"a":{"b":{"c":1,"\u0063":2}}}`:   `payload field "tool_response.a.b" has the key "c" twice`,
+		`{"a":{"b":1},"c":{"b":2}}`:        ``, // the same key in two objects
+		`{"a":[{"b":1,"b":2}]}`:            ``, // arrays are not read
+		`{"a":{"x":1},"b":{"x":1,"y":{}}}`: ``,
+	} {
+		_, err := longFields(doc, 0)
+		if diff := cmp.Diff(wantErr, errText(err)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", doc, diff)
+		}
+	}
 }
 
-// FuzzWalk checks the hand-written scanner against the libraries: the
-// fields it finds are the strings gjson finds at the same escaped paths,
-// decoded as encoding/json decodes them, counted right, and splicing at
-// their offsets gives what sjson.SetRaw gives at those paths.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestDeepNesting: a walk that found each value's end and then went into
+// it read a value once per level above it, and copied the path to each
+// level: 10,000 nested objects took 1.5 s and 0.8 GB, 30,000 took 13.5 s
+// and 7.1 GB (issue 20). One pass takes milliseconds and a few MB.
+func TestDeepNesting(t *testing.T) {
+	for _, depth := range []int{10_000, 30_000} {
+		doc := strings.Repeat(`{"a":"x","b":`, depth) + `"` + strings.Repeat("y", 50) + `"` + strings.Repeat("}", depth)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		fields, err := longFields(doc, 10)
+		elapsed := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(fields) != 1 || len(fields[0].keys) != depth {
+			t.Fatalf("depth %d: %d fields, %v", depth, len(fields), err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+			t.Errorf("depth %d: allocated %d MB, want a few", depth, alloc>>20)
+		}
+		if elapsed > time.Second {
+			t.Errorf("depth %d: took %v, want milliseconds", depth, elapsed)
+		}
+	}
+}
+
+// FuzzWalk checks the walk against the libraries: the fields it finds are
+// the strings gjson finds at the same escaped paths, decoded by writeText
+// as gjson and encoding/json decode them, splicing at their offsets gives
+// what sjson.SetRaw gives at those paths, and a repeated key is refused
+// where encoding/json's tokens show one.
 func FuzzWalk(f *testing.F) {
 	for _, s := range walkSeeds {
 		f.Add(s)
@@ -54,10 +102,12 @@ func FuzzWalk(f *testing.F) {
 			return
 		}
 		doc = strings.TrimSpace(doc)
-		_, _, ends := jsonscan.Split(doc, 4)
-		fields := stringFields(doc, span{0, ends})
-		if diff := cmp.Diff(stringFields(doc, span{}), fields, cmp.AllowUnexported(field{})); diff != "" {
-			t.Fatalf("the walk with the ends of long strings differs (-without +with):\n%s", diff)
+		fields, err := longFields(doc, 0)
+		if dup := repeats(doc); dup != (err != nil) {
+			t.Fatalf("repeated key %v, error %v", dup, err)
+		}
+		if err != nil {
+			return
 		}
 		for _, fl := range fields {
 			if doc[fl.off:fl.off+len(fl.raw)] != fl.raw {
@@ -68,33 +118,14 @@ func FuzzWalk(f *testing.F) {
 				t.Fatalf("token %q: %v", fl.raw, err)
 			}
 			var sb strings.Builder
-			if err := writeDecoded(&sb, fl.body()); err != nil {
+			if err := writeText(&sb, fl.body()); err != nil {
 				t.Fatal(err)
 			}
-			if sb.String() != want {
-				t.Fatalf("writeDecoded(%q) = %q, want %q", fl.raw, sb.String(), want)
-			}
-			for _, limit := range []int{1, 2, 3, 7} {
-				// Small chunks: every limit falls inside some escape or
-				// character, and no chunk may split a character.
-				var joined []byte
-				for body := fl.body(); len(body) > 0; {
-					chunk, used := decodeSome(nil, body, limit)
-					if used == 0 || !utf8.Valid(chunk) {
-						t.Fatalf("decodeSome(%q, %d) = %q, used %d", body, limit, chunk, used)
-					}
-					joined = append(joined, chunk...)
-					body = body[used:]
-				}
-				if string(joined) != want {
-					t.Fatalf("decoding %q in chunks of %d gave %q, want %q", fl.raw, limit, joined, want)
-				}
-			}
-			if n := jsonscan.Chars(fl.body()); n != utf8.RuneCountInString(want) {
-				t.Fatalf("jsonscan.Chars(%q) = %d, want %d", fl.raw, n, utf8.RuneCountInString(want))
+			if sb.String() != want || want != gjson.Parse(fl.raw).Str {
+				t.Fatalf("writeText(%q) = %q, encoding/json %q, gjson %q", fl.raw, sb.String(), want, gjson.Parse(fl.raw).Str)
 			}
 			for _, th := range []int{1, 3, 10} {
-				if got, w := over(fl.body(), th), utf8.RuneCountInString(want) > th; got != w {
+				if got, w := over(fl.raw, th), utf8.RuneCountInString(want) > th; got != w {
 					t.Fatalf("over(%q, %d) = %v, want %v", fl.raw, th, got, w)
 				}
 			}
@@ -122,6 +153,43 @@ func FuzzWalk(f *testing.F) {
 	})
 }
 
+// repeats reports whether an object of doc reached through objects holds
+// a key twice, as encoding/json's tokens say.
+func repeats(doc string) bool {
+	dec := json.NewDecoder(strings.NewReader(doc))
+	var walk func() bool
+	walk = func() bool {
+		tok, err := dec.Token()
+		if err != nil || tok != json.Delim('{') {
+			if d, ok := tok.(json.Delim); ok && d == '[' {
+				var skip []json.RawMessage // the rest of the array
+				for dec.More() {
+					var v json.RawMessage
+					dec.Decode(&v)
+					skip = append(skip, v)
+				}
+				dec.Token()
+			}
+			return false
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, _ := dec.Token()
+			key, _ := tok.(string)
+			if seen[key] {
+				return true
+			}
+			seen[key] = true
+			if walk() {
+				return true
+			}
+		}
+		dec.Token() // }
+		return false
+	}
+	return walk()
+}
+
 // sjsonPath escapes keys into a gjson/sjson path. gjson.Escape leaves ':'
 // alone, but sjson reads a leading ':' as "force an object key".
 func sjsonPath(keys []string) string {
@@ -135,59 +203,24 @@ func sjsonPath(keys []string) string {
 	return strings.Join(parts, ".")
 }
 
-func TestDecodeChunks(t *testing.T) {
-	// Runs longer than a chunk, with multi-byte characters at every offset
-	// around the chunk boundary, must decode and count as a whole.
-	for pad := 0; pad < 4; pad++ {
-		s := strings.Repeat("a", decodeChunk-pad) + strings.Repeat("😀é\\n", 10)
-		raw, _ := json.Marshal(s)
-		body := string(raw[1 : len(raw)-1])
-		var sb strings.Builder
-		writeDecoded(&sb, body)
-		if sb.String() != s {
-			t.Errorf("pad %d: decoded text differs", pad)
-		}
-		if n := jsonscan.Chars(body); n != utf8.RuneCountInString(s) {
-			t.Errorf("pad %d: %d chars, want %d", pad, n, utf8.RuneCountInString(s))
-		}
-	}
-}
-
-// TestWriteDecodedAllocatesOnce: the buffer is sized so that decodeSome
-// never grows it. Growing clears the new tail, touching every page of a
-// buffer that a short body would barely use.
-func TestWriteDecodedAllocatesOnce(t *testing.T) {
-	for _, n := range []int{10, 10 << 10, 3 * decodeChunk} {
-		raw, _ := json.Marshal(strings.Repeat("line é😀\n", n/12+1))
-		body := string(raw[1 : len(raw)-1])
-		if allocs := testing.AllocsPerRun(5, func() { writeDecoded(io.Discard, body) }); allocs != 1 {
-			t.Errorf("%d bytes: %v allocations, want 1", len(body), allocs)
-		}
-	}
-}
-
-// TestDecodeEscapeAtEveryOffset: decodeSome takes eight bytes a step, with
-// shortcuts for a word holding one escape; put every kind of escape at
-// every offset of the first two words, alone and in pairs, and compare with
-// encoding/json.
-func TestDecodeEscapeAtEveryOffset(t *testing.T) {
-	escapes := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\b`, `\f`, `\r`, `\u00e9`, `\ud83d\ude00`, `\ud800`, `é`}
-	for _, e1 := range escapes {
-		for _, e2 := range escapes {
-			for off := 0; off < 18; off++ {
-				for gap := 0; gap < 10; gap += 3 {
-					body := strings.Repeat("a", off) + e1 + strings.Repeat("b", gap) + e2 + "tail of the body"
-					var want string
-					if err := json.Unmarshal([]byte(`"`+body+`"`), &want); err != nil {
-						t.Fatal(err)
-					}
-					var sb strings.Builder
-					if err := writeDecoded(&sb, body); err != nil {
-						t.Fatal(err)
-					}
-					if sb.String() != want {
-						t.Fatalf("writeDecoded(%q) = %q, want %q", body, sb.String(), want)
-					}
+// TestWriteTextEscapes: every kind of escape, alone and in pairs, around
+// the buffer's size, decodes as encoding/json decodes it.
+func TestWriteTextEscapes(t *testing.T) {
+	escapes := []string{`\n`, `\"`, `\\`, `\/`, `\t`, `\b`, `\f`, `\r`, `\u00e9`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800\ud800\udc00`, `é`}
+	for _, pad := range []int{0, 1, 65535, 65536} {
+		for _, e1 := range escapes {
+			for _, e2 := range escapes {
+				body := strings.Repeat("a", pad) + e1 + "b" + e2 + "tail"
+				var want string
+				if err := json.Unmarshal([]byte(`"`+body+`"`), &want); err != nil {
+					t.Fatal(err)
+				}
+				var sb strings.Builder
+				if err := writeText(&sb, body); err != nil {
+					t.Fatal(err)
+				}
+				if sb.String() != want {
+					t.Fatalf("writeText(%.40q…) = %.40q…, want %.40q…", body[pad:], sb.String()[pad:], want[pad:])
 				}
 			}
 		}

@@ -10,6 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 )
 
 // Write replaces path with data, atomically, with permissions perm.
@@ -23,7 +27,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // WriteFunc replaces path with what fill writes, atomically. If fill fails,
 // path is untouched.
 func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	tmp, err := temp(path, perm, fill, true)
+	tmp, err := temp(filepath.Dir(path), path, perm, fill, true)
 	if err != nil {
 		return err
 	}
@@ -38,11 +42,15 @@ func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) error 
 // an existing file: if path exists it returns an error satisfying
 // errors.Is(err, os.ErrExist) and leaves that file alone.
 func WriteNew(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	return writeNew(path, perm, fill, true)
+	return WriteNewIn(filepath.Dir(path), path, perm, true, fill)
 }
 
-func writeNew(path string, perm os.FileMode, fill func(io.Writer) error, sync bool) error {
-	tmp, err := temp(path, perm, fill, sync)
+// WriteNewIn is WriteNew with the temporary file in tmpDir, a folder on
+// path's file system, and synced only when sync is set. A writer killed
+// midway leaves its temporary file there, where the next writer finds it
+// without listing path's folder (RemoveStale).
+func WriteNewIn(tmpDir, path string, perm os.FileMode, sync bool, fill func(io.Writer) error) error {
+	tmp, err := temp(tmpDir, path, perm, fill, sync)
 	if err != nil {
 		return err
 	}
@@ -58,8 +66,10 @@ func writeNew(path string, perm os.FileMode, fill func(io.Writer) error, sync bo
 	return nil
 }
 
-func temp(path string, perm os.FileMode, fill func(io.Writer) error, sync bool) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// temp writes a temporary file in dir, named after path and the process
+// that writes it (see RemoveStale).
+func temp(dir, path string, perm os.FileMode, fill func(io.Writer) error, sync bool) (string, error) {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tmpMark+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return "", err
 	}
@@ -85,4 +95,56 @@ func temp(path string, perm os.FileMode, fill func(io.Writer) error, sync bool) 
 		return "", err
 	}
 	return name, nil
+}
+
+// tmpMark comes before the writer's pid in a temporary file's name.
+const tmpMark = ".tmp-"
+
+// StaleAfter is how long a temporary file whose writer's pid runs is
+// kept: that process may be another that got the pid of a writer killed
+// long ago. A live writer writes its file in well under a second a
+// megabyte, and a hook that runs past its timeout is killed.
+const StaleAfter = time.Hour
+
+// RemoveStale removes the temporary files in tmpDir, a folder that holds
+// nothing else, that no running writer owns: files whose writer (the pid
+// in their name) no longer runs, and files last written StaleAfter ago or
+// earlier. Errors are ignored: a file it cannot remove stays for the next
+// call.
+func RemoveStale(tmpDir string) {
+	names, _ := readNames(tmpDir)
+	for _, name := range names {
+		if !running(name) {
+			os.Remove(filepath.Join(tmpDir, name))
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(tmpDir, name)); err == nil && time.Since(fi.ModTime()) >= StaleAfter {
+			os.Remove(filepath.Join(tmpDir, name))
+		}
+	}
+}
+
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// running reports whether the process that wrote the temporary file name
+// may still run: its pid is in use (kill(pid, 0) does not answer ESRCH),
+// or the name carries none.
+func running(name string) bool {
+	i := strings.LastIndex(name, tmpMark)
+	if i < 0 {
+		return true
+	}
+	pid, _, ok := strings.Cut(name[i+len(tmpMark):], "-")
+	n, err := strconv.Atoi(pid)
+	if !ok || err != nil || n <= 0 {
+		return true
+	}
+	return !errors.Is(syscall.Kill(n, 0), syscall.ESRCH)
 }

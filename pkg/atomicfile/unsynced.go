@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // WriteNewUnsynced is WriteNew without the fsync. The file is still
@@ -11,5 +12,5 @@ import (
 // before the kernel writes it back may lose it. For files that only copy
 // data kept elsewhere, where that wait is not worth its cost.
 func WriteNewUnsynced(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	return writeNew(path, perm, fill, false)
+	return WriteNewIn(filepath.Dir(path), path, perm, false, fill)
 }

@@ -6,10 +6,9 @@ import (
 	"testing"
 )
 
-// TestBuildsOn32BitLinux: the mapped buffer's size is a constant passed as
-// an int (hugepages_linux.go), which must fit the int of every Linux
-// target; 4 GiB once made the package fail to compile for linux/386 and
-// linux/arm.
+// TestBuildsOn32BitLinux: MaxPayload is a constant used as an int, which
+// must fit the int of every Linux target; a 4 GiB constant once made the
+// package fail to compile for linux/386 and linux/arm.
 func TestBuildsOn32BitLinux(t *testing.T) {
 	for _, arch := range []string{"386", "arm"} {
 		cmd := exec.Command("go", "build", ".")

@@ -2,14 +2,15 @@ package hook
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/tidwall/gjson"
 )
 
 func TestRecoverTurnsPanicIntoExit1(t *testing.T) {
@@ -132,7 +133,7 @@ func TestOutputEscapes(t *testing.T) {
 	if _, err := Decision("deny", reason).WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	p, err := ParsePayload(append([]byte(`{"hook_event_name":"x","o":`), append(bytes.TrimSpace(b.Bytes()), '}')...))
+	p, err := ParsePayload(`{"hook_event_name":"x","o":` + strings.TrimSpace(b.String()) + "}")
 	if err != nil {
 		t.Fatalf("output is not valid JSON: %v\n%s", err, b.String())
 	}
@@ -144,25 +145,18 @@ func TestOutputEscapes(t *testing.T) {
 	}
 }
 
-// TestSetStringAsEncodingJSON: strings are encoded by gjson, byte for byte
-// as encoding/json encodes them.
-func TestSetStringAsEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", `quote " backslash \ slash /`, "ctl \x00\x01\b\f\n\r\t\x1f\x7f",
-		"html <a href='x'>&amp;</a>", "line sep \u2028 para sep \u2029", "é 😀 日本", "[spill-guard: 10,240 characters]"} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
+// TestReadPayloadSizes: payloads around the first buffer's size, read in
+// pieces, come out whole; a read error is reported.
+func TestReadPayloadSizes(t *testing.T) {
+	for _, n := range []int{0, 1, firstBuffer - 40, firstBuffer, firstBuffer + 1, 5*firstBuffer + 7} {
+		stdin := `{"hook_event_name":"x","pad":"` + strings.Repeat("a", n) + `"}`
+		p, err := ReadPayload(iotest.HalfReader(strings.NewReader(stdin)))
+		if err != nil || p.Raw != stdin {
+			t.Errorf("%d bytes of padding: %v, read back whole %v", n, err, p != nil && p.Raw == stdin)
 		}
-		var out bytes.Buffer
-		if _, err := NewOutput("E").Set("f", s).WriteTo(&out); err != nil {
-			t.Fatal(err)
-		}
-		got := gjson.GetBytes(out.Bytes(), "hookSpecificOutput.f")
-		if diff := cmp.Diff(string(want), got.Raw); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", s, diff)
-		}
-		if got.Str != s {
-			t.Errorf("%q decodes to %q", s, got.Str)
-		}
+	}
+	boom := errors.New("boom")
+	if _, err := ReadPayload(io.MultiReader(strings.NewReader(strings.Repeat(" ", 3*firstBuffer)), iotest.ErrReader(boom))); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("err = %v, want boom", err)
 	}
 }

@@ -11,8 +11,7 @@ import (
 // a low surrogate (any other \u escape of a surrogate becomes U+FFFD, one
 // character too), as both gjson and encoding/json unescape. A body that is
 // not valid (a lone backslash at its end, a short \u) is counted without
-// panicking, the answer then meaning nothing: spill-guard counts a body
-// before its check has ended (hook.ReadPayloadLazily).
+// panicking, the answer then meaning nothing.
 func Chars(body string) int {
 	n := utf8.RuneCountInString(body)
 	for i := strings.IndexByte(body, '\\'); i >= 0 && i+1 < len(body); {

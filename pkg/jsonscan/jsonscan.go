@@ -6,7 +6,7 @@
 // The walks (StringEnd, ValueEnd, EachMember, EachElement, and Ends, which
 // lets them step over strings already found) check no syntax: on invalid
 // input they stop at the end of the text instead of panicking, but what
-// they return means nothing. The checks (Valid, Split with
+// they return means nothing. The checks (Valid, and
 // ValidStringBody) accept exactly what gjson.Valid accepts, eight bytes a
 // step inside long strings. Chars counts a string's characters without
 // unescaping it. Tape does check and walk in one: it checks a document
@@ -67,7 +67,7 @@ func StringEnd(s string, i int) int {
 func ValueEnd(s string, i int) int { return Ends(nil).ValueEnd(s, 0, i) }
 
 // Ends maps the index of the opening quote of each long string of a
-// document to the index just past its closing quote: what Split found,
+// document to the index just past its closing quote: found once,
 // kept so that later walks over the document step over those strings
 // instead of scanning them again (for a 50 MB tool result, each scan is a
 // pass over 50 MB). The nil Ends knows no string.

@@ -15,9 +15,9 @@ const LongString = 1024
 // documents whose bulk is long strings: a hook payload carrying a 50 MB
 // tool result, a transcript line holding a long file read.
 //
-// gjson checks a string byte by byte. Valid splits s as Split does: the
-// bodies of its long strings are checked eight bytes at a step
-// (ValidStringBody), and gjson.Valid checks the rest, the document with
+// gjson checks a string byte by byte. Valid cuts the bodies of the
+// strings of s that are LongString bytes or longer out of s: they are
+// checked eight bytes at a step (ValidStringBody), and gjson.Valid checks the rest, the document with
 // those bodies cut out. The two checks together accept exactly what
 // gjson.Valid accepts; FuzzValid compares them.
 func Valid(s string) bool {
@@ -39,36 +39,6 @@ func Valid(s string) bool {
 // string was most of what it allocated (measured by the prune-session
 // work: 0.83 s to 0.75 s on the bench's 200 MB transcript).
 var skeletons = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-// Split cuts the bodies of the strings of s that are long bytes or longer
-// out of s: skeleton is s with each of them emptied (its quotes kept), and
-// bodies are the cut bodies, in order, as substrings of s; ends says where
-// each of those strings is in s. s is valid JSON if and only if skeleton is
-// and every body passes ValidStringBody; and valid UTF-8 if and only if
-// skeleton and every body are (a cut is always next to a quote, which no
-// multi-byte character holds).
-//
-// A lexer's view of where strings are needs no other syntax: out of a
-// string, every quote opens one, and StringEnd finds where it closes. So
-// the cuts are where a parser would see the strings, whatever else is wrong
-// with s.
-func Split(s string, long int) (skeleton string, bodies []string, ends Ends) {
-	if len(s) < long+2 {
-		return s, nil, nil // no string in it is long: skip the scan
-	}
-	skel, _ := cutLong(s, long, nil, func(q, end int) bool {
-		if ends == nil {
-			ends = Ends{}
-		}
-		bodies = append(bodies, s[q+1:end-1])
-		ends[q] = end
-		return true
-	})
-	if skel == nil {
-		return s, nil, nil
-	}
-	return string(skel), bodies, ends
-}
 
 // cutLong calls each with every string of s whose body is long bytes or
 // longer (q its opening quote, end just past its closing one), and returns
@@ -261,10 +231,8 @@ func Hex4(s string, i int) rune {
 	return r
 }
 
-// ShortEscape returns the byte a backslash and c make, for the escapes of
-// two bytes (\n and the like), or 0 when c makes none (\u is longer).
-func ShortEscape(c byte) byte { return shortEscapes[c] }
-
+// shortEscapes maps the byte after a backslash to the byte the escape
+// stands for, for the escapes of two bytes (\n and the like).
 var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // escapes marks the bytes that may follow an escaping backslash.

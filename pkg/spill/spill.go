@@ -138,7 +138,7 @@ func (f File) Text() string {
 // next name, so it must be able to write the text more than once. Each of
 // fill's writes goes to the file as it is: write large pieces.
 func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
-	return write(dir, hint, head, fill, atomicfile.WriteNew)
+	return write(dir, hint, head, fill, true)
 }
 
 // WriteUnsynced is Write without the fsync. The file is still whole or
@@ -152,15 +152,40 @@ func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error)
 // 2 ms of a 20 ms run for a 10 KB output, and a wait for the disk for a
 // large one.
 func WriteUnsynced(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
-	return write(dir, hint, head, fill, atomicfile.WriteNewUnsynced)
+	return write(dir, hint, head, fill, false)
 }
 
-func write(dir, hint string, head int, fill func(io.Writer) error,
-	create func(string, fs.FileMode, func(io.Writer) error) error) (File, error) {
+// tmpName is the folder in the spill folder where spill files are written
+// before they are linked into place: a folder of their own, so that the
+// leftovers of a writer killed midway are found without listing every
+// spill there ever was. It stays once made: removing an empty folder cost
+// 0.3 to 4 ms on ext4, a third of a hook's run.
+const tmpName = ".tmp"
+
+// create writes path with what fill writes, through a temporary file in
+// the folder tmp.
+func create(tmp, path string, sync bool, fill func(io.Writer) error) error {
+	if err := os.Mkdir(tmp, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fi, err := os.Lstat(tmp); err != nil || !fi.IsDir() {
+		// A symlink planted there could send tool output out of the
+		// workbench.
+		return fmt.Errorf("%s is not a folder", tmp)
+	}
+	return atomicfile.WriteNewIn(tmp, path, FilePerm, sync, fill)
+}
+
+// RemoveStale removes what killed writers left in the spill folder dir
+// (atomicfile.RemoveStale).
+func RemoveStale(dir string) { atomicfile.RemoveStale(filepath.Join(dir, tmpName)) }
+
+func write(dir, hint string, head int, fill func(io.Writer) error, sync bool) (File, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return File{}, err
 	}
+
 	base := sanitize(hint)
 	for try := 1; try <= maxTries; try++ {
 		name := base + ".txt"
@@ -172,7 +197,7 @@ func write(dir, hint string, head int, fill func(io.Writer) error,
 			continue
 		}
 		var c *counter
-		err := create(path, FilePerm, func(w io.Writer) error {
+		err := create(filepath.Join(abs, tmpName), path, sync, func(w io.Writer) error {
 			// Unbuffered: every fill writes large pieces (spill-guard's
 			// decoded chunks, a whole text, io.Copy's 32 KB), and a buffer
 			// would only copy them once more.

@@ -125,7 +125,7 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, want[0])); string(b) != "first" {
 		t.Errorf("first file changed to %q", b)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries := spillEntries(t, dir)
 	if len(entries) != 3 {
 		t.Errorf("%d entries in the spill folder, want 3 (no temp files left)", len(entries))
 	}
@@ -174,7 +174,7 @@ func TestWriteParallel(t *testing.T) {
 					t.Errorf("%s does not hold writer %d's text (%v)", p, i, err)
 				}
 			}
-			if entries, _ := os.ReadDir(dir); len(entries) != n {
+			if entries := spillEntries(t, dir); len(entries) != n {
 				t.Errorf("%d entries in the spill folder, want %d (no temp files left)", len(entries), n)
 			}
 		})
@@ -196,7 +196,7 @@ func TestWriteFillFails(t *testing.T) {
 			if !errors.Is(err, boom) {
 				t.Fatalf("err = %v, want boom", err)
 			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			if entries := spillEntries(t, dir); len(entries) != 0 {
 				t.Errorf("left %d entries behind", len(entries))
 			}
 		})
@@ -374,4 +374,21 @@ func TestPointerRoundTrip(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", f.Text(), diff)
 		}
 	}
+}
+
+// spillEntries lists dir but its folder of temporary files, which must be
+// empty: every writer removed its own.
+func spillEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	if temps, _ := os.ReadDir(filepath.Join(dir, tmpName)); len(temps) != 0 {
+		t.Errorf("%d temporary files left", len(temps))
+	}
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != tmpName {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }

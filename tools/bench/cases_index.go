@@ -63,5 +63,8 @@ func init() {
 	register(Case{Name: "index-guard: SessionStart, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexSessionStart), Target: "none set (issue 5); 1,000 lstat calls", Runs: 51})
 	register(Case{Name: "index-guard: UserPromptSubmit unchanged, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexPrompt), Target: "none set (issue 5); 1,000 lstat calls", Runs: 51})
 	register(Case{Name: "index-guard: PostToolUse Write in scripts/, 1,000 files", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteIn), Target: "none set (issue 5); 1,000 lstat calls", Runs: 51})
-	register(Case{Name: "index-guard: PostToolUse Write outside (pass)", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteOut), Target: "≤ 1.5x floor", Runs: 51})
+	register(Case{Name: "index-guard: PostToolUse Write outside (pass)", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteOut), MaxRatio: passTarget, Target: "≤ 1.3x floor", Runs: 51})
+	// The Write's content rides in the payload twice (input and result).
+	register(Case{Name: "index-guard: PostToolUse Write outside, 1 MB payload (pass)", Tool: "index-guard", Args: wb, Runs: 101,
+		Setup: hookWrite("PostToolUse", "a928725ede41badcf", 500<<10), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
 }

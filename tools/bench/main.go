@@ -2,12 +2,20 @@
 // Claude Code runs it, against a floor measured in the same run, and writes
 // docs/BENCHMARKS.md. Run it with make bench.
 //
-// Each case is started Runs times, interleaved with its baseline so that
-// load on the machine hits both alike; the table gives the medians, their
-// ratio, and the peak resident memory of the case's process.
+// Each case is started Runs times. Every round runs the case, its baseline
+// (when it has one other than the floor) and the floor, in an order that
+// rotates from round to round, so that load on the machine hits all of them
+// alike. Whatever a run writes is removed after it, untimed, the same way
+// for the case and its baseline: a cp baseline always copies to a path that
+// does not exist yet, as the hook always creates a new file. The table gives
+// medians of wall time and of CPU time (user+sys), the median of the
+// round-by-round ratios, and peak resident memory.
 //
 // Flags: -out FILE (default stdout), -runs N (override every case),
-// -run REGEXP (only matching cases), -gobench=false to skip Go benchmarks.
+// -run REGEXP (only matching cases), -gobench=false to skip Go benchmarks,
+// -alt DIR to also time the binaries in DIR (another build of the same
+// commands) in the same rounds, for measuring what one change buys, and
+// -alt-name NAME to say in the report what that build is.
 package main
 
 import (
@@ -20,6 +28,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -37,13 +46,24 @@ type Case struct {
 	// Setup prepares the case's folder and returns the file to use as stdin
 	// ("" for none).
 	Setup func(dir string) (stdin string, err error)
-	// Baseline, when set, replaces the floor: the command the case is
-	// compared with (for example copying the payload to a file).
+	// Baseline, when set, is what the case is compared with besides the
+	// floor (for example copying the payload to a file).
 	Baseline     func(dir, stdin string) *exec.Cmd
 	BaselineName string
 	// After, when set, runs after each run of the tool, untimed: for
 	// example to remove a file the tool wrote and may not write twice.
 	After func(dir string) error
+	// BaselineAfter, when set, runs after each run of the baseline,
+	// untimed, and removes what it wrote (removeCopy): a baseline must
+	// write a new file each time, as the tool does.
+	BaselineAfter func(dir string) error
+	// MaxRatio, when set, is the target: the case's wall time at most
+	// this many times the baseline's (the floor's when there is no
+	// baseline), as a median of round-by-round ratios.
+	MaxRatio float64
+	// MaxRSSPerStdinByte, when set, is a memory target: peak RSS at most
+	// this many times the size of stdin.
+	MaxRSSPerStdinByte float64
 }
 
 var cases []Case
@@ -61,21 +81,36 @@ func main() {
 	runs := flag.Int("runs", 0, "runs per case (default: each case's own)")
 	only := flag.String("run", "", "only cases whose name matches this regexp")
 	gobench := flag.Bool("gobench", true, "also run the Go benchmarks of ./pkg/...")
+	alt := flag.String("alt", "", "a folder of other builds of the commands, timed in the same rounds")
+	altName := flag.String("alt-name", "another build", "what -alt's builds are, for the report")
 	flag.Parse()
-	if err := run(*out, *runs, *only, *gobench); err != nil {
+	if err := run(*out, *runs, *only, *alt, *altName, *gobench); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-type result struct {
-	c                Case
-	median, baseline time.Duration
-	maxRSS, baseRSS  int64
-	baselineName     string
+// arm is one command timed in every round of a case.
+type arm struct {
+	name  string
+	cmd   func() *exec.Cmd
+	after func() error
+	hook  bool // exit 1 is a hook's "could not", allowed
+	wall  []time.Duration
+	cpu   []time.Duration
+	rss   int64
 }
 
-func run(out string, runs int, only string, gobench bool) error {
+// result is a case's figures: its own, its baseline's (nil when that is
+// the floor), the floor's and, with -alt, the other build's.
+type result struct {
+	c                 Case
+	tool, base, floor *arm
+	alt               *arm
+	stdinSize         int64
+}
+
+func run(out string, runs int, only, alt, altName string, gobench bool) error {
 	re, err := regexp.Compile(only)
 	if err != nil {
 		return err
@@ -104,10 +139,11 @@ func run(out string, runs int, only string, gobench bool) error {
 			c.Runs = defaultRuns
 		}
 		fmt.Fprintf(os.Stderr, "bench: %s (%d runs)\n", c.Name, c.Runs)
-		r, err := measure(c, bin, filepath.Join(tmp, "case"))
+		r, err := measure(c, bin, alt, filepath.Join(tmp, "case"))
 		if err != nil {
 			return fmt.Errorf("%s: %v", c.Name, err)
 		}
+		fmt.Fprintf(os.Stderr, "bench:   %s\n", r.summary())
 		results = append(results, r)
 	}
 	var goBench string
@@ -120,7 +156,10 @@ func run(out string, runs int, only string, gobench bool) error {
 		}
 		goBench = string(b)
 	}
-	report := render(results, goBench)
+	if alt == "" {
+		altName = ""
+	}
+	report := render(results, goBench, altName)
 	if out == "" {
 		_, err := os.Stdout.WriteString(report)
 		return err
@@ -128,7 +167,7 @@ func run(out string, runs int, only string, gobench bool) error {
 	return os.WriteFile(out, []byte(report), 0o644)
 }
 
-func measure(c Case, bin, dir string) (result, error) {
+func measure(c Case, bin, alt, dir string) (result, error) {
 	os.RemoveAll(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return result{}, err
@@ -141,62 +180,68 @@ func measure(c Case, bin, dir string) (result, error) {
 			return result{}, fmt.Errorf("setup: %v", err)
 		}
 	}
+	// Setup's garbage would count in the children's peak RSS (vfork, see
+	// render): give it back first.
+	debug.FreeOSMemory()
+	r := result{c: c}
+	if stdin != "" {
+		if fi, err := os.Stat(stdin); err == nil {
+			r.stdinSize = fi.Size()
+		}
+	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = strings.ReplaceAll(a, "$DIR", dir)
 	}
-	tool := func() *exec.Cmd { return exec.Command(filepath.Join(bin, c.Tool), args...) }
-	base := func() *exec.Cmd { return exec.Command(filepath.Join(bin, "floor")) }
-	baseName := "floor"
+	step := func(f func(string) error) func() error {
+		if f == nil {
+			return func() error { return nil }
+		}
+		return func() error { return f(dir) }
+	}
+	r.tool = &arm{name: c.Tool, hook: true, after: step(c.After),
+		cmd: func() *exec.Cmd { return exec.Command(filepath.Join(bin, c.Tool), args...) }}
+	r.floor = &arm{name: "floor", after: step(nil),
+		cmd: func() *exec.Cmd { return exec.Command(filepath.Join(bin, "floor")) }}
+	arms := []*arm{r.tool, r.floor}
 	if c.Baseline != nil {
-		base = func() *exec.Cmd { return c.Baseline(dir, stdin) }
-		baseName = c.BaselineName
+		r.base = &arm{name: c.BaselineName, after: step(c.BaselineAfter),
+			cmd: func() *exec.Cmd { return c.Baseline(dir, stdin) }}
+		arms = append(arms, r.base)
 	}
-	after := func() error {
-		if c.After == nil {
-			return nil
-		}
-		return c.After(dir)
+	if alt != "" {
+		r.alt = &arm{name: "alt " + c.Tool, hook: true, after: step(c.After),
+			cmd: func() *exec.Cmd { return exec.Command(filepath.Join(alt, c.Tool), args...) }}
+		arms = append(arms, r.alt)
 	}
-	// Warm the page cache and check the command works before timing it.
+	// Warm the page cache and check every command works before timing.
 	for range 3 {
-		if _, _, err := once(tool(), stdin, true); err != nil {
-			return result{}, err
-		}
-		if err := after(); err != nil {
-			return result{}, fmt.Errorf("after: %v", err)
-		}
-		if _, _, err := once(base(), stdin, false); err != nil {
-			return result{}, fmt.Errorf("baseline: %v", err)
+		for _, a := range arms {
+			if _, err := a.once(stdin, false); err != nil {
+				return result{}, err
+			}
 		}
 	}
-	var ts, bs []time.Duration
-	var rss, brss int64
-	for range c.Runs {
-		d, m, err := once(tool(), stdin, true)
-		if err != nil {
-			return result{}, err
+	for i := range c.Runs {
+		// A rotating order: no arm always runs right after another.
+		for k := range arms {
+			if _, err := arms[(i+k)%len(arms)].once(stdin, true); err != nil {
+				return result{}, err
+			}
 		}
-		ts, rss = append(ts, d), max(rss, m)
-		if err := after(); err != nil {
-			return result{}, fmt.Errorf("after: %v", err)
-		}
-		d, m, err = once(base(), stdin, false)
-		if err != nil {
-			return result{}, fmt.Errorf("baseline: %v", err)
-		}
-		bs, brss = append(bs, d), max(brss, m)
 	}
-	return result{c: c, median: median(ts), baseline: median(bs), maxRSS: rss, baseRSS: brss, baselineName: baseName}, nil
+	return r, nil
 }
 
-// once runs cmd with stdin from a file and returns its wall time and peak RSS
-// in bytes. A hook's exit code must be 0 or 1; anything else is an error.
-func once(cmd *exec.Cmd, stdin string, isHook bool) (time.Duration, int64, error) {
+// once runs the arm's command with stdin from a file, then its after step,
+// and when keep is set records its wall time, CPU time and peak RSS. A
+// hook's exit code must be 0 or 1; anything else is an error.
+func (a *arm) once(stdin string, keep bool) (time.Duration, error) {
+	cmd := a.cmd()
 	if stdin != "" {
 		f, err := os.Open(stdin)
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		defer f.Close()
 		// Through a pipe, as Claude Code hands a hook its payload: given
@@ -211,17 +256,27 @@ func once(cmd *exec.Cmd, stdin string, isHook bool) (time.Duration, int64, error
 	err := cmd.Run()
 	d := time.Since(start)
 	if cmd.ProcessState == nil {
-		return 0, 0, err
+		return 0, fmt.Errorf("%s: %v", a.name, err)
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 0 && (!isHook || code != 1) {
-		return 0, 0, fmt.Errorf("%s exited %d: %s", cmd.Path, code, stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != 0 && (!a.hook || code != 1) {
+		return 0, fmt.Errorf("%s exited %d: %s", cmd.Path, code, stderr.String())
 	}
-	var rss int64
+	if err := a.after(); err != nil {
+		return 0, fmt.Errorf("after %s: %v", a.name, err)
+	}
+	if !keep {
+		return d, nil
+	}
+	a.wall = append(a.wall, d)
+	a.cpu = append(a.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // Linux reports kilobytes
+		a.rss = max(a.rss, ru.Maxrss*1024) // Linux reports kilobytes
 	}
-	return d, rss, nil
+	return d, nil
 }
+
+// removeCopy is a BaselineAfter for baselines that write $DIR/copy.
+func removeCopy(dir string) error { return os.Remove(filepath.Join(dir, "copy")) }
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
@@ -229,26 +284,90 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func render(results []result, goBench string) string {
+// ratio is the median of a's round-by-round ratios to b: on a machine whose
+// speed drifts, each round's pair saw the same load.
+func ratio(a, b *arm) float64 {
+	rs := make([]float64, len(a.wall))
+	for i := range a.wall {
+		rs[i] = float64(a.wall[i]) / float64(b.wall[i])
+	}
+	slices.Sort(rs)
+	return rs[len(rs)/2]
+}
+
+// against is what the case's target compares with: its baseline, else the
+// floor.
+func (r result) against() *arm {
+	if r.base != nil {
+		return r.base
+	}
+	return r.floor
+}
+
+// met says whether the case meets the targets it states in numbers.
+func (r result) met() string {
+	var miss []string
+	if r.c.MaxRatio > 0 && ratio(r.tool, r.against()) > r.c.MaxRatio {
+		miss = append(miss, "time")
+	}
+	if r.c.MaxRSSPerStdinByte > 0 && float64(r.tool.rss) > r.c.MaxRSSPerStdinByte*float64(r.stdinSize) {
+		miss = append(miss, "memory")
+	}
+	switch {
+	case r.c.MaxRatio == 0 && r.c.MaxRSSPerStdinByte == 0:
+		return ""
+	case len(miss) > 0:
+		return "**missed: " + strings.Join(miss, ", ") + "**"
+	}
+	return "met"
+}
+
+func (r result) summary() string {
+	s := fmt.Sprintf("%s (cpu %s), %.2fx %s", ms(median(r.tool.wall)), ms(median(r.tool.cpu)), ratio(r.tool, r.against()), r.against().name)
+	if r.alt != nil {
+		s += fmt.Sprintf("; alt %s (cpu %s): %.2fx this build", ms(median(r.alt.wall)), ms(median(r.alt.cpu)), ratio(r.alt, r.tool))
+	}
+	return s
+}
+
+func render(results []result, goBench, alt string) string {
 	var b strings.Builder
 	b.WriteString("# Benchmarks\n\n")
 	b.WriteString("Generated by `make bench` (tools/bench); do not edit by hand. Each command runs as a whole\n")
-	b.WriteString("process on a typical payload fed through a pipe, as Claude Code feeds it, interleaved with\n")
-	b.WriteString("its baseline in the same run; figures are\n")
-	b.WriteString("medians. The floor is a minimal static Go program that reads stdin and exits\n")
-	b.WriteString("(tools/bench/floor): no hook can cost less than starting a process like it.\n")
+	b.WriteString("process fed through a pipe, as Claude Code feeds it. Every round runs the case, its baseline\n")
+	b.WriteString("(when it has one) and the floor, in an order that rotates from round to round; whatever a\n")
+	b.WriteString("run writes is removed after it, outside the timed run, for the case and the baseline alike\n")
+	b.WriteString("(a `cp` baseline always copies to a new file, as the hook always creates one). Times are\n")
+	b.WriteString("medians; *cpu* is user+sys time; a ratio is the median of the round-by-round ratios. The\n")
+	b.WriteString("floor is a minimal static Go program that reads stdin and exits (tools/bench/floor): no\n")
+	b.WriteString("hook can cost less than starting a process like it.\n")
 	b.WriteString("Peak RSS is the child's ru_maxrss. Go starts children with vfork, and Linux counts the\n")
 	b.WriteString("parent's resident set (this bench process, a few MiB) into a vfork child's peak, so\n")
 	b.WriteString("figures of a few MiB are a floor rather than the command's own; the large cases are\n")
 	b.WriteString("far above it.\n\n")
 	fmt.Fprintf(&b, "Measured %s on %s, %d cores, %s.\n\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version())
-	b.WriteString("| case | runs | median | baseline | baseline median | ratio | peak RSS | baseline RSS | target |\n")
-	b.WriteString("|---|---:|---:|---|---:|---:|---:|---:|---|\n")
+	b.WriteString("| case | runs | wall | cpu | floor wall | × floor | baseline | baseline wall | baseline cpu | × baseline | peak RSS | target | |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.2fx | %s | %s | %s |\n",
-			r.c.Name, r.c.Runs, ms(r.median), r.baselineName, ms(r.baseline),
-			float64(r.median)/float64(r.baseline), mib(r.maxRSS), mib(r.baseRSS), r.c.Target)
+		baseName, baseWall, baseCPU, baseRatio := "", "", "", ""
+		if r.base != nil {
+			baseName, baseWall, baseCPU = r.base.name, ms(median(r.base.wall)), ms(median(r.base.cpu))
+			baseRatio = fmt.Sprintf("%.2fx", ratio(r.tool, r.base))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.2fx | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.c.Name, r.c.Runs, ms(median(r.tool.wall)), ms(median(r.tool.cpu)),
+			ms(median(r.floor.wall)), ratio(r.tool, r.floor),
+			baseName, baseWall, baseCPU, baseRatio, mib(r.tool.rss), r.c.Target, r.met())
 	}
+	if alt != "" {
+		fmt.Fprintf(&b, "\nThe same rounds also ran %s of each command (`-alt`):\n\n", alt)
+		b.WriteString("| case | this build | other build | other cpu | other / this |\n|---|---:|---:|---:|---:|\n")
+		for _, r := range results {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2fx |\n", r.c.Name, ms(median(r.tool.wall)),
+				ms(median(r.alt.wall)), ms(median(r.alt.cpu)), ratio(r.alt, r.tool))
+		}
+	}
+	b.WriteString(pieces)
 	if goBench != "" {
 		b.WriteString("\n## Go benchmarks\n\n`go test -run '^$' -bench . -benchmem -cpu 1 ./pkg/...`:\n\n```\n")
 		b.WriteString(goBench)
