@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/flowerhooks/flower/internal/delegateguard"
-	"github.com/flowerhooks/flower/internal/glancecheck"
 	"github.com/flowerhooks/flower/internal/indexguard"
 	"github.com/flowerhooks/flower/internal/spillguard"
 )
@@ -88,8 +87,6 @@ func TestDuplicateReadFields(t *testing.T) {
 		payload string
 	}{
 		{"delegate-guard: tool_input.command", delegateguard.Main, nil,
-			`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf x"}}`},
-		{"glance-check: tool_input.command", glancecheck.Main, []string{"--hook"},
 			`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf x"}}`},
 		{"spill-guard: tool_input.command", spillguard.Main, []string{"--workbench", wb},
 			`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"cat .flower/spill/x.txt","command":"cat big.log"},"tool_response":{"stdout":"` + strings.Repeat("x", 5000) + `"}}`},
