@@ -1,16 +1,21 @@
 package ephemeral
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // parsers reuses bash parsers across calls: building one costs more than
 // parsing a typical command. A Parser is not safe for concurrent use, so
 // each call takes its own from the pool.
-var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+}}
 
 // Classify decides whether cmd, a bash command line, is a glance, with a
 // reason for the whole line and for each simple command in it. It reads the
@@ -18,11 +23,24 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // segment must be on the glance table with arguments that pass its rules,
 // and nothing around them may write, run other code or keep running.
 func Classify(cmd string) Verdict {
+	if why := unvouched(cmd); why != "" {
+		return Verdict{Reason: why}
+	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(cmd), "")
 	parsers.Put(p)
 	if err != nil {
 		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
+	}
+	why := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok {
+			why = commentWhy(c.Text)
+		}
+		return why == ""
+	})
+	if why != "" {
+		return Verdict{Reason: why}
 	}
 	c := classifier{r: resolver{src: cmd}}
 	for _, s := range f.Stmts {
@@ -35,6 +53,14 @@ func Classify(cmd string) Verdict {
 type classifier struct {
 	r    resolver
 	segs []Segment
+	// dirs are the folders, known from the text, that a cd earlier in the
+	// line may have moved to; a relative word is also read from each of
+	// them ("cd /dev && cat zero"). The folder the line starts in is not
+	// known to the classifier.
+	dirs []string
+	// cdSeen is set once a cd has been read: git after it may run in
+	// another repository, with that repository's configuration.
+	cdSeen bool
 }
 
 func (c *classifier) verdict() Verdict {
@@ -128,16 +154,21 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 	args := make([]arg, 0, len(x.Args)-1)
 	for _, w := range x.Args[1:] {
 		a, why := c.r.resolve(w)
+		if why == "" {
+			why = c.opens(a, true)
+		}
 		if why != "" {
 			return "", name + ": " + why
 		}
-		// For a command whose every option and operand is harmless, the
-		// words a glob or a brace expands to do not matter.
-		if endless(a.value) {
-			return "", name + ": " + a.src + " is a device or kernel stream that may never end"
-		}
-		if cmd.hasRules() && a.brace {
-			return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
+		if a.brace {
+			// For a command whose every option and operand is harmless, the
+			// words a brace expands to do not matter, only how many there are.
+			if cmd.hasRules() {
+				return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
+			}
+			if !fewBraceWords(w) {
+				return "", name + ": " + a.src + fmt.Sprintf(" brace-expands into more than %d words", maxBraceWords)
+			}
 		}
 		if cmd.hasRules() && a.mayBeOption() {
 			return "", name + ": glob " + a.src + " may expand to an option"
@@ -147,10 +178,51 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 	if why := cmd.checkArgs(args); why != "" {
 		return "", why
 	}
-	if cmd.name == "git" {
+	switch cmd.name {
+	case "git":
+		if c.cdSeen {
+			return "", "git after cd may run in another repository, whose own configuration (core.fsmonitor, a committed bare repository's config) can run programs"
+		}
 		return gitLabel(args), ""
+	case "cd":
+		if why := c.chdir(args); why != "" {
+			return "", "cd " + why
+		}
 	}
 	return name + ": " + cmd.about, ""
+}
+
+// opens returns why a word names something no glance may open, or "": a
+// network socket anywhere, and a device where the word may be read (an
+// argument, an input redirection), as it is or from a folder an earlier cd
+// moved to.
+func (c *classifier) opens(a arg, read bool) string {
+	switch {
+	case network(a.value):
+		return a.src + " names a network connection (bash opens /dev/tcp and /dev/udp as sockets)"
+	case read && readsDevice(a, c.dirs):
+		return a.src + " is a device or kernel stream that may never end"
+	}
+	return ""
+}
+
+// maxBraceWords caps the words one brace expansion may make in a glance:
+// echo {1..100000000} has bash build every one of them before echo runs.
+const maxBraceWords = 256
+
+// fewBraceWords reports whether w brace-expands into at most maxBraceWords
+// words. It takes w's parts apart, which the classifier has read already.
+func fewBraceWords(w *syntax.Word) bool {
+	if !syntax.SplitBraces(w) {
+		return true
+	}
+	n := 0
+	for _, err := range expand.BracesSeq(nil, w) {
+		if n++; err != nil || n > maxBraceWords {
+			return false
+		}
+	}
+	return true
 }
 
 // checkArgs applies the command's rules to its arguments.
@@ -217,7 +289,8 @@ func operandsOf(args []arg) []arg {
 }
 
 // redirects checks the redirections of a simple command. Only reading a
-// file, duplicating or closing a descriptor, and writing to /dev/null pass.
+// file, duplicating or closing one of the descriptors 0, 1 and 2, and
+// writing to /dev/null pass.
 func (c *classifier) redirects(rs []*syntax.Redirect) string {
 	for _, r := range rs {
 		if why := c.redirect(r); why != "" {
@@ -232,8 +305,13 @@ const devNull = "/dev/null"
 
 func (c *classifier) redirect(r *syntax.Redirect) string {
 	text := c.r.text(r)
-	if r.N != nil && !allDigits(r.N.Value) {
-		return "redirection " + text + " assigns a variable"
+	if r.N != nil {
+		if !allDigits(r.N.Value) {
+			return "redirection " + text + " assigns a variable"
+		}
+		if aboveStderr(r.N.Value) {
+			return "redirection " + text + " uses descriptor " + r.N.Value + ": only 0, 1 and 2 are on the table"
+		}
 	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
@@ -244,6 +322,9 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 		return "redirection " + text + " opens a file for writing"
 	}
 	a, why := c.r.resolve(r.Word)
+	if why == "" {
+		why = c.opens(a, r.Op == syntax.RdrIn)
+	}
 	if why != "" {
 		return "redirection " + text + ": " + why
 	}
@@ -259,7 +340,12 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 		}
 		return "redirection " + text + " writes a file"
 	case syntax.DplIn, syntax.DplOut:
-		if allDigits(a.value) || a.value == "-" || r.Op == syntax.DplOut && a.value == devNull {
+		switch {
+		case a.value == "-", r.Op == syntax.DplOut && a.value == devNull:
+			return ""
+		case allDigits(a.value) && aboveStderr(a.value):
+			return "redirection " + text + " duplicates descriptor " + a.value + ": only 0, 1 and 2 are on the table"
+		case allDigits(a.value):
 			return ""
 		}
 		return "redirection " + text + " writes a file"
@@ -267,22 +353,12 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 	return "redirection " + text + " is not on the table"
 }
 
-// endless reports whether a word names, alone or as an option's value
-// (--file=/dev/zero), a device or kernel stream whose reader may never get
-// to its end: /dev/zero, /dev/urandom, /dev/tty, /proc/kmsg, a trace_pipe.
-// /dev/null and the /dev folder itself are harmless. A named pipe elsewhere
-// cannot be told from its name; Claude Code's timeout ends such a read.
-func endless(word string) bool {
-	if _, v, ok := strings.Cut(word, "="); ok && strings.HasPrefix(word, "-") {
-		word = v
-	}
-	switch {
-	case word == devNull, word == "/dev", word == "/dev/":
-		return false
-	case strings.HasPrefix(word, "/dev/"), word == "/proc/kmsg", strings.HasSuffix(word, "/trace_pipe"):
-		return true
-	}
-	return false
+// aboveStderr reports whether a descriptor number, all digits, is above 2:
+// such a descriptor may be a socket or a file opened for writing elsewhere
+// in the line (3</dev/udp/h/p >&3).
+func aboveStderr(fd string) bool {
+	n, err := strconv.Atoi(fd)
+	return err != nil || n > 2
 }
 
 func allDigits(s string) bool {
