@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -211,18 +210,66 @@ func (c *classifier) opens(a arg, read bool) string {
 const maxBraceWords = 256
 
 // fewBraceWords reports whether w brace-expands into at most maxBraceWords
-// words. It takes w's parts apart, which the classifier has read already.
+// words. It counts them without making them (making them cost 0.26 s and
+// 112 MB for 16 KB of "{a,b}{a,b}…"), and takes w's parts apart, which the
+// classifier has read already.
 func fewBraceWords(w *syntax.Word) bool {
-	if !syntax.SplitBraces(w) {
-		return true
-	}
-	n := 0
-	for _, err := range expand.BracesSeq(nil, w) {
-		if n++; err != nil || n > maxBraceWords {
-			return false
+	syntax.SplitBraces(w)
+	return braceWords(w) <= maxBraceWords
+}
+
+// braceWords counts the words w expands into, up to maxBraceWords+1.
+func braceWords(w *syntax.Word) int {
+	n := 1
+	for _, p := range w.Parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
 		}
+		k := 0
+		if b.Sequence {
+			k = sequenceWords(b.Elems)
+		} else {
+			for _, e := range b.Elems {
+				k = min(k+braceWords(e), maxBraceWords+1)
+			}
+		}
+		n = min(n*k, maxBraceWords+1)
 	}
-	return true
+	return n
+}
+
+// sequenceWords counts the words of {x..y} or {x..y..step}, up to
+// maxBraceWords+1; a sequence it cannot read counts as too many.
+func sequenceWords(elems []*syntax.Word) int {
+	bound := func(w *syntax.Word) (int, bool) {
+		v := w.Lit()
+		if n, err := strconv.Atoi(v); err == nil {
+			return n, true
+		}
+		if len(v) == 1 {
+			return int(v[0]), true
+		}
+		return 0, false
+	}
+	from, ok1 := bound(elems[0])
+	to, ok2 := bound(elems[1])
+	step := 1
+	if len(elems) > 2 {
+		n, err := strconv.Atoi(elems[2].Lit())
+		if err != nil {
+			return maxBraceWords + 1
+		}
+		step = max(n, -n, 1)
+	}
+	if !ok1 || !ok2 {
+		return maxBraceWords + 1
+	}
+	span := max(to-from, from-to)
+	if span < 0 { // overflow
+		return maxBraceWords + 1
+	}
+	return min(span/step+1, maxBraceWords+1)
 }
 
 // checkArgs applies the command's rules to its arguments.

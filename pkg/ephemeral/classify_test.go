@@ -561,6 +561,12 @@ var refused = []classifyCase{
 	{"od /dev/urandom", false, "may never end"},
 	// Output that never ends or that bash builds before the command runs.
 	{"echo {1..100000}", false, "more than 256 words"},
+	{"echo {a..e}{0..9}", true, ""},
+	{"echo {0..255}", true, ""},
+	{"echo {0..256}", false, "more than 256 words"},
+	{"echo {1..1000..4}", true, ""},
+	{"echo {a,{b,c}}{1..100}", false, "more than 256 words"},
+	{"echo {1..99999999999999999999}", false, "more than 256 words"},
 	{"echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", false, "more than 256 words"},
 	{"seq 1 inf", false, "whole numbers"},
 	{"seq 1 10000000", false, "whole numbers"},

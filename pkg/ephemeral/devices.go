@@ -121,12 +121,15 @@ func (c *classifier) chdir(args []arg) string {
 		if deviceFolder(d) {
 			return d + ": a folder of devices and kernel streams, where a later relative read may never end"
 		}
-		if !slices.Contains(c.dirs, d) {
-			c.dirs = append(c.dirs, d)
-		}
 	}
-	if len(c.dirs) > maxDirs {
-		return "changes folders more often than the classifier follows"
+	for _, d := range next {
+		if slices.Contains(c.dirs, d) {
+			continue
+		}
+		if len(c.dirs) == maxDirs {
+			return "changes folders more often than the classifier follows"
+		}
+		c.dirs = append(c.dirs, d)
 	}
 	return ""
 }
