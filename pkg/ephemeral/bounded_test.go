@@ -91,4 +91,3 @@ func measureClassify(f func()) (time.Duration, uint64) {
 	runtime.ReadMemStats(&after)
 	return took, after.TotalAlloc - before.TotalAlloc
 }
-
