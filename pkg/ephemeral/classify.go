@@ -33,7 +33,7 @@ func Classify(cmd string) Verdict {
 	}
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.Comment); ok {
+		if c, ok := n.(*syntax.Comment); ok && why == "" {
 			why = commentWhy(c.Text)
 		}
 		return why == ""

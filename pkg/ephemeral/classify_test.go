@@ -463,6 +463,8 @@ var refused = []classifyCase{
 	{"ls && # c \\\nrm x", false, "a comment ending in a backslash"},
 	{"ls | # c \\\n rm x", false, "a comment ending in a backslash"},
 	{"ls; # c \\\nrm", false, "a comment ending in a backslash"},
+	{"git status -s # note \\\nrm -f x -s #", false, "a comment ending in a backslash"}, // found by FuzzClassify under bash
+	{"ls # a \\\nrm # b", false, "a comment ending in a backslash"},
 	{"ls # a\\b\nrm", false, "rm:"},
 	{"ls \r# ; touch x", false, "control character '\\r'"},
 	{"ls\r", false, "control character"},
