@@ -177,6 +177,13 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 	if why := cmd.checkArgs(args); why != "" {
 		return "", why
 	}
+	if cmd.recurses != nil && cmd.recurses(args) {
+		for _, a := range operandsOf(args) {
+			if walksDevices(a, c.dirs) {
+				return "", name + ": " + a.src + " is read recursively, and /, /dev, /proc and /sys hold files that never end"
+			}
+		}
+	}
 	switch cmd.name {
 	case "git":
 		if c.cdSeen {

@@ -53,6 +53,83 @@ func readsDevice(a arg, dirs []string) bool {
 	return false
 }
 
+// walksDevices reports whether a, an operand of a command that reads
+// folders recursively (grep -r, rg, diff -r), is / or lies in /dev, /proc or
+// /sys, or may: there it meets files that never end (/proc/self/pagemap,
+// trace_pipe, a descriptor under /dev/fd). It is read as readsDevice reads
+// a word, from each of dirs when relative.
+func walksDevices(a arg, dirs []string) bool {
+	walks := func(p string) bool {
+		if p == "/" {
+			return true
+		}
+		first, _, _ := strings.Cut(p[1:], "/")
+		for _, root := range []string{"dev", "proc", "sys"} {
+			if !a.glob && first == root {
+				return true
+			}
+			if ok, err := path.Match(first, root); a.glob && (ok || err != nil || strings.Contains(first, "**")) {
+				return true
+			}
+		}
+		return false
+	}
+	if path.IsAbs(a.value) {
+		return walks(path.Clean(a.value))
+	}
+	for _, d := range dirs {
+		if walks(path.Join(d, a.value)) {
+			return true
+		}
+	}
+	return false
+}
+
+// recursesGrep reports whether grep's options may make it read folders
+// recursively: -r, -R, -d recurse and their long forms, read generously
+// (any short cluster holding r, R or d, any long option that may abbreviate
+// one of them).
+func recursesGrep(args []arg) bool {
+	for _, a := range args {
+		if !a.isOption() {
+			continue
+		}
+		long, isLong := strings.CutPrefix(a.value, "--")
+		if !isLong {
+			if strings.ContainsAny(a.value[1:], "rRd") {
+				return true
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(long, "=")
+		for _, l := range []string{"recursive", "dereference-recursive", "directories"} {
+			if strings.HasPrefix(l, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recursesDiff reports whether diff's options may make it compare folders
+// recursively (-r, --recursive).
+func recursesDiff(args []arg) bool {
+	for _, a := range args {
+		if a.isOption() {
+			if _, hit := denied(diffRecursive, a); hit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var diffRecursive = []flagRule{{short: 'r', long: "recursive"}}
+
+// always is the recurses of a command that always reads folders
+// recursively when given one (rg).
+func always([]arg) bool { return true }
+
 // endless reports whether p, a clean absolute path (a pattern if glob), is
 // or may match a device or kernel stream: anything under /dev but /dev/null,
 // /proc/kmsg, a process's descriptors under /proc/PID/fd/, and tracing's
@@ -72,7 +149,12 @@ func endless(p string, glob bool) bool {
 		return true
 	}
 	if is(0, "proc") {
-		if spans || last == 1 && is(1, "kmsg") {
+		if spans || last == 1 && (is(1, "kmsg") || is(1, "kcore")) {
+			return true
+		}
+		// A process's descriptors, and its memory as a file the size of
+		// its address space.
+		if last >= 2 && (is(last, "pagemap") || is(last, "mem")) {
 			return true
 		}
 		for i := 2; i < last; i++ {
@@ -84,7 +166,7 @@ func endless(p string, glob bool) bool {
 	if comps[last] == "trace_pipe" || comps[last] == "trace_pipe_raw" {
 		return true
 	}
-	return glob && is(0, "sys") && (spans || is(last, "trace_pipe") || is(last, "trace_pipe_raw"))
+	return glob && is(0, "sys") && (spans || last >= 1 && (is(last, "trace_pipe") || is(last, "trace_pipe_raw")))
 }
 
 // maxDirs caps the folders the classifier follows cds into: each cd is

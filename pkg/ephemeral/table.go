@@ -26,6 +26,10 @@ type command struct {
 	// rules only keep a read from running long (grep -D read), which a
 	// file name spelling that option is not worth refusing every glob for.
 	globsPass bool
+	// recurses, when set, says whether these arguments make the command
+	// read folders recursively; its operands may then not be / or lie in
+	// /dev, /proc or /sys (walksDevices).
+	recurses func(args []arg) bool
 }
 
 // noOperands is the limit of a command that must have no operands.
@@ -74,10 +78,10 @@ var table = []*command{
 	{name: "echo", about: "prints its arguments"},
 	{name: "printf", about: "prints formatted text",
 		deny: []flagRule{{short: 'v', why: "assigns a shell variable"}}},
-	{name: "grep", about: "searches text", deny: grepRules, globsPass: true},
-	{name: "egrep", about: "searches text", deny: grepRules, globsPass: true},
-	{name: "fgrep", about: "searches text", deny: grepRules, globsPass: true},
-	{name: "rg", about: "searches text", deny: []flagRule{
+	{name: "grep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
+	{name: "egrep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
+	{name: "fgrep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
+	{name: "rg", about: "searches text", recurses: always, deny: []flagRule{
 		{long: "pre", why: "runs a preprocessor command on every file"},
 		{long: "pre-glob", why: "runs a preprocessor command on every file"},
 		{long: "hostname-bin", why: "runs a command to learn the host name"},
@@ -111,7 +115,7 @@ var table = []*command{
 	{name: "nl", about: "prints files with line numbers"},
 	{name: "paste", about: "prints files side by side"},
 	{name: "column", about: "prints text in columns"},
-	{name: "diff", about: "compares files",
+	{name: "diff", about: "compares files", recurses: recursesDiff,
 		deny: []flagRule{{short: 'l', long: "paginate", why: "runs pr on the output"}}},
 	{name: "cmp", about: "compares files"},
 	{name: "comm", about: "compares sorted files"},
