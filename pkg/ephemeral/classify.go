@@ -178,7 +178,8 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 		return "", why
 	}
 	if cmd.recurses != nil && cmd.recurses(args) {
-		for _, a := range operandsOf(args) {
+		// With no folder named, "." is read: taken as named in any case.
+		for _, a := range append(operandsOf(args), arg{value: ".", src: "."}) {
 			if walksDevices(a, c.dirs) {
 				return "", name + ": " + a.src + " is read recursively, and /, /dev, /proc and /sys hold files that never end"
 			}

@@ -560,6 +560,8 @@ var refused = []classifyCase{
 	{"egrep --recursive x /sys", false, "read recursively"},
 	{"grep -d recurse x /proc", false, "read recursively"},
 	{"cd / && grep -r x .", false, "read recursively"},
+	{"cd / && grep -r x", false, "read recursively"}, // found by FuzzClassify
+	{"cd / && rg x", false, "read recursively"},
 	{"rg x /sys", false, "read recursively"},
 	{"diff -r /proc/self /tmp", false, "read recursively"},
 	{"cat /proc/self/pagemap", false, "may never end"},
