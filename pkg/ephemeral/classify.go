@@ -31,14 +31,7 @@ func Classify(cmd string) Verdict {
 	if err != nil {
 		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
 	}
-	why := ""
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.Comment); ok && why == "" {
-			why = commentWhy(c.Text)
-		}
-		return why == ""
-	})
-	if why != "" {
+	if why := commentsWhy(f); why != "" {
 		return Verdict{Reason: why}
 	}
 	c := classifier{r: resolver{src: cmd}}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // A glance must be read-only in the shell that runs it: bash 5, as Claude
@@ -59,14 +61,20 @@ func unvouched(cmd string) string {
 	return ""
 }
 
-// commentWhy returns why a comment with this text makes the parser's
-// reading differ from bash's, or "". The parser continues a comment past a
+// commentsWhy returns why a comment in f makes the parser's reading differ
+// from bash's, or "". The parser continues a comment past a
 // backslash-newline ("git status # note \" then a newline and "rm -f x" is
 // one git command to it); bash ends every comment at the newline and runs
 // the next line.
-func commentWhy(text string) string {
-	if strings.HasSuffix(strings.TrimSuffix(text, "\n"), `\`) || strings.Contains(text, "\\\n") {
-		return "cannot vouch for it: a comment ending in a backslash, which bash ends at the newline and the parser does not"
-	}
-	return ""
+func commentsWhy(f *syntax.File) string {
+	why := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && why == "" {
+			if strings.HasSuffix(strings.TrimSuffix(c.Text, "\n"), `\`) || strings.Contains(c.Text, "\\\n") {
+				why = "cannot vouch for it: a comment ending in a backslash, which bash ends at the newline and the parser does not"
+			}
+		}
+		return why == ""
+	})
+	return why
 }
