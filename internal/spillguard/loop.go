@@ -277,14 +277,16 @@ func (l *looker) downFrom(folder string) downTo {
 }
 
 // expandBraces returns the words w expands to by brace expansion (w alone
-// when it has none), false when they are more than maxBraceWords. It may
-// rewrite w's parts, which are the caller's parse.
+// when it has none), false when they are more than maxBraceWords. It
+// leaves w as it is: syntax.Walk panics on the brace nodes SplitBraces
+// puts in a word, and cdBases reads words while it walks.
 func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
-	if !syntax.SplitBraces(w) {
+	split := *w
+	if !syntax.SplitBraces(&split) {
 		return []*syntax.Word{w}, true
 	}
 	var words []*syntax.Word
-	for x, err := range expand.BracesSeq(nil, w) {
+	for x, err := range expand.BracesSeq(nil, &split) {
 		if err != nil || len(words) == maxBraceWords {
 			return nil, false
 		}

@@ -76,6 +76,7 @@ func TestNamesSpillFile(t *testing.T) {
 		{name: "cd to a variable", cmd: "cd $D && cat spill/x", root: "/elsewhere", want: false},
 		{name: "cd back", cmd: "cd - && cat spill/x", root: "/elsewhere", want: false},
 		{name: "cd elsewhere", cmd: "cd src && cat a.go", want: false},
+		{name: "cd to a brace word", cmd: "cd {src,x} && cat .flower/spill/x", want: true}, // panicked in syntax.Walk (FuzzNamesSpillFile)
 		{name: "relative to the workbench root", cmd: "cat spill/Bash-toolu_03-stdout.txt", cwd: "/", want: true},
 		{name: "no cwd", cmd: "cat spill/x", cwd: "", want: true},
 		{name: "prefix relative to the workbench root", cmd: "cat spill/*", cwd: "/", want: true},
@@ -222,11 +223,12 @@ func measure(f func()) (time.Duration, uint64) {
 	return took, after.TotalAlloc - before.TotalAlloc
 }
 
-// checkBounded: well under a second (the slowest measured here is about
-// 0.1 s, under the race detector), and memory proportional to the input.
+// checkBounded: under a second (the slowest measured here took 0.04 s, and
+// 0.17 s under the race detector; before, seconds to minutes), and memory
+// proportional to the input.
 func checkBounded(t *testing.T, took time.Duration, alloc uint64, inputBytes int) {
 	t.Helper()
-	if took > 500*time.Millisecond {
+	if took > time.Second {
 		t.Errorf("took %v, want well under a second", took)
 	}
 	if limit := uint64(200*inputBytes + 16<<20); alloc > limit {
