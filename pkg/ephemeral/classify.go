@@ -31,7 +31,7 @@ func Classify(cmd string) Verdict {
 	if err != nil {
 		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
 	}
-	if why := commentsWhy(f); why != "" {
+	if why := commentsWhy(f, cmd); why != "" {
 		return Verdict{Reason: why}
 	}
 	c := classifier{r: resolver{src: cmd}}

@@ -26,6 +26,9 @@ func network(v string) bool {
 // from each of dirs when it is relative. A glob names one when some path it
 // may expand to does.
 func readsDevice(a arg, dirs []string) bool {
+	if len(dirs) == 0 && strings.IndexByte(a.value, '/') < 0 {
+		return false // the usual word: relative, from a folder not known
+	}
 	paths := [3]string{a.value}
 	if a.isOption() {
 		if _, v, ok := strings.Cut(a.value, "="); ok {

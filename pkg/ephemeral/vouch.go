@@ -61,12 +61,15 @@ func unvouched(cmd string) string {
 	return ""
 }
 
-// commentsWhy returns why a comment in f makes the parser's reading differ
-// from bash's, or "". The parser continues a comment past a
-// backslash-newline ("git status # note \" then a newline and "rm -f x" is
-// one git command to it); bash ends every comment at the newline and runs
-// the next line.
-func commentsWhy(f *syntax.File) string {
+// commentsWhy returns why a comment in f, parsed from src, makes the
+// parser's reading differ from bash's, or "". The parser continues a
+// comment past a backslash-newline ("git status # note \" then a newline
+// and "rm -f x" is one git command to it); bash ends every comment at the
+// newline and runs the next line.
+func commentsWhy(f *syntax.File, src string) string {
+	if strings.IndexByte(src, '#') < 0 {
+		return "" // the usual command: no comment to walk the tree for
+	}
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Comment); ok && why == "" {
