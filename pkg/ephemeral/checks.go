@@ -1,6 +1,9 @@
 package ephemeral
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // checkTailPlus refuses the obsolete form tail +Nf, which follows like -f.
 func checkTailPlus(args []arg) string {
@@ -96,3 +99,34 @@ func checkSeq(args []arg) string {
 	}
 	return ""
 }
+
+// jqLoops are the jq builtins and keywords through which a filter can run
+// without end (repeat(.), range(1e18), until, while, recurse(f), a
+// recursive def) or pull in code the classifier cannot see (import,
+// include). A glance's filter picks paths out of its input and needs none.
+var jqLoops = []string{"repeat", "range", "until", "while", "recurse", "def", "import", "include"}
+
+// checkJq refuses a jq word that names one of jqLoops as a function or
+// keyword; the same name as a field (.range) or variable ($range) passes.
+func checkJq(args []arg) string {
+	for _, a := range args {
+		v := a.value
+		for i := 0; i < len(v); {
+			if !isIdent(v[i]) || isDigit(v[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(v) && isIdent(v[j]) {
+				j++
+			}
+			if word := v[i:j]; (i == 0 || !strings.ContainsRune(".$@", rune(v[i-1]))) && slices.Contains(jqLoops, word) {
+				return "jq " + quoteShort(a.value) + " uses " + word + ", which can loop without end"
+			}
+			i = j
+		}
+	}
+	return ""
+}
+
+func isIdent(c byte) bool { return c == '_' || isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'z' }

@@ -151,6 +151,10 @@ var glances = []string{
 	"command -v go",
 	"jq .name package.json",
 	"jq -r '.[] | .id' data.json",
+	"jq '.range, $__loc__, .repeat' data.json",
+	"jq -c 'map(select(.id > 0)) | length' data.json",
+	"jq . ./*.json",
+	"free -h",
 	"sha256sum go.sum",
 	"md5sum -c sums.md5",
 	"date",
@@ -217,6 +221,8 @@ var glances = []string{
 	// Characters both bash and the parser read as part of a word.
 	"ls \u2028rm -rf x",
 	"ls \u0085",
+	"ls \\", // a backslash at the end is itself, to both
+	"echo a$ $ x$:y",
 	"ls \u00a0",
 }
 
@@ -581,6 +587,17 @@ var refused = []classifyCase{
 	{"sort -R --random-source=/dev/urandom f", false, "may never end"},
 	{"od /dev/urandom", false, "may never end"},
 	// Output that never ends or that bash builds before the command runs.
+	{"jq -n 'repeat(1)'", false, "uses repeat"},
+	{"jq -n '[range(1e18)]'", false, "uses range"},
+	{"jq 'def f: f; f' x.json", false, "uses def"},
+	{"jq -n '0 | until(false; .+1)'", false, "uses until"},
+	{"jq 'recurse(.+1)' x.json", false, "uses recurse"},
+	{"jq -n 'import \"m\" as m; m::f'", false, "uses import"},
+	{"jq -f filter.jq x.json", false, "reads its filter from a file"},
+	{"jq -rf filter.jq x.json", false, "reads its filter from a file"},
+	{"jq . *.json", false, "may expand to an option"},
+	{"free -s 1", false, "never ends"},
+	{"free --seconds=1", false, "never ends"},
 	{"echo {1..100000}", false, "more than 256 words"},
 	{"echo {a..e}{0..9}", true, ""},
 	{"echo {0..255}", true, ""},
