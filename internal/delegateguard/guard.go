@@ -4,7 +4,9 @@
 // call to a guarded tool (default Bash, Write, Edit, NotebookEdit) is denied
 // with a reason telling the model to dispatch a subagent; a Bash command that
 // is a glance (package ephemeral) passes unless --no-glance. Subagent calls,
-// other tools and other events pass: exit 0, nothing printed.
+// other tools and other events pass: exit 0, nothing printed. It never
+// approves a call: passing is printing nothing, so that Claude Code's own
+// permission checks and the user's settings still decide.
 //
 // Flags: --tools A,B,… the guarded tools; --no-glance to deny glances too;
 // --workbench DIR the workbench whose artifacts/ the reason names.

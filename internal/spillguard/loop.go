@@ -2,6 +2,7 @@ package spillguard
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,9 @@ func readsSpill(p *hook.Payload, tool, root, dir string) bool {
 // context its output takes. So where a word's meaning is open, it is taken
 // to name a spill file; only words whose value is known when the command
 // runs (expansions, substitutions) are left out, having no value to test.
+// The same goes for a command too costly to check: past the caps below the
+// answer is "it may", at once, so that the work stays linear in the
+// command's length and bounded (the glance table caps that length too).
 const (
 	// maxBases caps the folders words are tried against: a chain of n cds
 	// could otherwise make 2^n of them. No glance needs more.
@@ -46,6 +50,10 @@ const (
 	// maxBraceWords caps the words one brace expansion is taken apart into;
 	// a word with more ({1..100000}) is taken to name a spill file.
 	maxBraceWords = 256
+	// maxPaths caps the paths (words times folders) tried for one command:
+	// each costs a stat at most, about a microsecond, so the check stays
+	// within milliseconds.
+	maxPaths = 1 << 14
 )
 
 // namesSpillFile reports whether a word of cmd, a glance, may name a file in
@@ -60,14 +68,18 @@ func namesSpillFile(cmd, cwd, root, dir string) bool {
 	if err != nil {
 		return false
 	}
-	bases := cdBases(f, []base{{path: cwd}, {path: root, guess: true}})
+	bases, ok := cdBases(f, []base{{path: cwd}, {path: root, guess: true}})
+	if !ok {
+		return true
+	}
+	l := looker{dir: dir, left: maxPaths, holds: map[string]bool{}, down: map[string]downTo{}}
 	found := false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		w, ok := n.(*syntax.Word)
 		if !ok || found {
 			return !found
 		}
-		found = wordNamesSpill(w, bases, dir)
+		found = l.word(w, bases)
 		return false
 	})
 	return found
@@ -85,25 +97,28 @@ type base struct {
 }
 
 // cdBases returns bases and every folder a cd in f moves to from any of
-// them, in source order, so that "cd a && cd b" gives a/b.
-func cdBases(f *syntax.File, bases []base) []base {
+// them, in source order, so that "cd a && cd b" gives a/b; false when they
+// are more than maxBases.
+func cdBases(f *syntax.File, bases []base) ([]base, bool) {
+	ok := true
 	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok {
-			return true
+		call, isCall := n.(*syntax.CallExpr)
+		if !isCall || !ok {
+			return ok
 		}
-		target, ok := cdTarget(call)
-		if !ok {
+		target, isCd := cdTarget(call)
+		if !isCd {
 			return true
 		}
 		for _, b := range slices.Clone(bases) {
-			if next := (base{inBase(b.path, target), b.guess}); len(bases) < maxBases && !slices.Contains(bases, next) {
+			if next := (base{inBase(b.path, target), b.guess}); !slices.Contains(bases, next) {
 				bases = append(bases, next)
 			}
 		}
-		return true
+		ok = len(bases) <= maxBases
+		return ok
 	})
-	return bases
+	return bases, ok
 }
 
 // cdTarget is the folder a cd call moves to, when it is a plain word. "cd"
@@ -139,9 +154,26 @@ func cdTarget(call *syntax.CallExpr) (string, bool) {
 	return unescape(pat), true
 }
 
-// wordNamesSpill reports whether w, tried relative to each of bases, may
-// name a file in dir. The value of a --flag=value word is tried too.
-func wordNamesSpill(w *syntax.Word, bases []base, dir string) bool {
+// looker tries the words of one command against the spill folder dir. It
+// remembers what it learnt of each folder, so that a folder is resolved
+// once however many words name files in it, and it counts the paths tried.
+type looker struct {
+	dir   string
+	left  int               // paths still to be tried before the answer is "it may"
+	holds map[string]bool   // folder: it is dir or lies inside it
+	down  map[string]downTo // folder: the way down from it to dir
+}
+
+// downTo is the way from a folder down to the spill folder, if dir lies
+// inside it.
+type downTo struct {
+	rel    string
+	inside bool
+}
+
+// word reports whether w, tried relative to each of bases, may name a file
+// in dir. The value of a --flag=value word is tried too.
+func (l *looker) word(w *syntax.Word, bases []base) bool {
 	words, ok := expandBraces(w)
 	if !ok {
 		return true // too many to try
@@ -157,7 +189,7 @@ func wordNamesSpill(w *syntax.Word, bases []base, dir string) bool {
 		}
 		for _, pat := range pats {
 			for _, b := range bases {
-				if patternInSpill(b, pat, dir) {
+				if l.left--; l.left < 0 || l.pattern(b, pat) {
 					return true
 				}
 			}
@@ -166,7 +198,11 @@ func wordNamesSpill(w *syntax.Word, bases []base, dir string) bool {
 	return false
 }
 
-// patternInSpill reports whether pat, a path in filepath.Match syntax taken
+// maxPathBytes is the longest path the kernel opens (PATH_MAX on Linux): a
+// longer word names no file, unless a wildcard stands for part of it.
+const maxPathBytes = 4096
+
+// pattern reports whether pat, a path in filepath.Match syntax taken
 // relative to b, may name a file strictly inside dir. Up to the folder that
 // holds its first wildcard it is a plain path: if that folder is dir or
 // inside it, every expansion is; if it holds dir (and b is no guess), the
@@ -174,51 +210,83 @@ func wordNamesSpill(w *syntax.Word, bases []base, dir string) bool {
 // component, and pat must go deeper than dir. Dot names count as matched by
 // "*" (bash's dotglob may be on), and "**" as reaching any depth (globstar
 // may be).
-func patternInSpill(b base, pat, dir string) bool {
+func (l *looker) pattern(b base, pat string) bool {
 	i := firstMeta(pat)
 	if i < 0 {
-		return spill.Holds(dir, inBase(b.path, unescape(pat)))
+		return len(pat) <= maxPathBytes && l.file(inBase(b.path, unescape(pat)))
 	}
 	slash := strings.LastIndex(pat[:i], "/")
 	from := inBase(b.path, unescape(pat[:slash+1]))
 	if from == "" {
 		from = "."
 	}
-	// A name in from lies in dir when from is dir or inside it.
-	if spill.Holds(dir, filepath.Join(from, "name")) {
+	if l.folderHolds(from) {
 		return true
 	}
-	rel, ok := workbench.Within(from, dir)
-	if !ok || b.guess {
+	down := l.downFrom(from)
+	if !down.inside || b.guess {
 		return false
 	}
-	down := strings.Split(rel, string(filepath.Separator))
-	var rest []string
-	for _, c := range strings.Split(pat[slash+1:], "/") {
-		if c != "" {
-			rest = append(rest, c)
+	steps := strings.Split(down.rel, string(filepath.Separator))
+	rest := pat[slash+1:]
+	for i := 0; rest != ""; {
+		c, tail, _ := strings.Cut(rest, "/")
+		rest = tail
+		if c == "" {
+			continue
 		}
-	}
-	for i, c := range rest {
-		if i == len(down) || strings.Contains(c, "**") {
+		if i == len(steps) || strings.Contains(c, "**") {
 			return true
 		}
-		if ok, err := filepath.Match(c, down[i]); err != nil || !ok {
+		if ok, err := filepath.Match(c, steps[i]); err != nil || !ok {
 			return err != nil // a pattern Go cannot read may still match
 		}
+		i++
 	}
 	return false
 }
 
+// file reports whether path lies strictly inside dir: its folder is dir or
+// inside it, or its last element is a symlink that leads there.
+func (l *looker) file(path string) bool {
+	if l.folderHolds(filepath.Dir(path)) {
+		return true
+	}
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0 && spill.Holds(l.dir, path)
+}
+
+// folderHolds reports whether folder is dir or lies inside it.
+func (l *looker) folderHolds(folder string) bool {
+	h, ok := l.holds[folder]
+	if !ok {
+		h = spill.Holds(l.dir, filepath.Join(folder, "name"))
+		l.holds[folder] = h
+	}
+	return h
+}
+
+// downFrom is the way from folder down to dir.
+func (l *looker) downFrom(folder string) downTo {
+	d, ok := l.down[folder]
+	if !ok {
+		d.rel, d.inside = workbench.Within(folder, l.dir)
+		l.down[folder] = d
+	}
+	return d
+}
+
 // expandBraces returns the words w expands to by brace expansion (w alone
-// when it has none), false when they are more than maxBraceWords. It may
-// rewrite w's parts, which are the caller's parse.
+// when it has none), false when they are more than maxBraceWords. It
+// leaves w as it is: syntax.Walk panics on the brace nodes SplitBraces
+// puts in a word, and cdBases reads words while it walks.
 func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
-	if !syntax.SplitBraces(w) {
+	split := *w
+	if !syntax.SplitBraces(&split) {
 		return []*syntax.Word{w}, true
 	}
 	var words []*syntax.Word
-	for x, err := range expand.BracesSeq(nil, w) {
+	for x, err := range expand.BracesSeq(nil, &split) {
 		if err != nil || len(words) == maxBraceWords {
 			return nil, false
 		}

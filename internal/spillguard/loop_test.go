@@ -1,9 +1,14 @@
 package spillguard
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestNamesSpillFile runs glances from a project folder whose workbench is
@@ -71,6 +76,7 @@ func TestNamesSpillFile(t *testing.T) {
 		{name: "cd to a variable", cmd: "cd $D && cat spill/x", root: "/elsewhere", want: false},
 		{name: "cd back", cmd: "cd - && cat spill/x", root: "/elsewhere", want: false},
 		{name: "cd elsewhere", cmd: "cd src && cat a.go", want: false},
+		{name: "cd to a brace word", cmd: "cd {src,x} && cat .flower/spill/x", want: true}, // panicked in syntax.Walk (FuzzNamesSpillFile)
 		{name: "relative to the workbench root", cmd: "cat spill/Bash-toolu_03-stdout.txt", cwd: "/", want: true},
 		{name: "no cwd", cmd: "cat spill/x", cwd: "", want: true},
 		{name: "prefix relative to the workbench root", cmd: "cat spill/*", cwd: "/", want: true},
@@ -109,4 +115,123 @@ func FuzzNamesSpillFile(f *testing.F) {
 			t.Fatal("two answers")
 		}
 	})
+}
+
+// longCommand is one of the repros of issues 13 and 20: commands that cost
+// spill-guard's loop check seconds to minutes (a folder resolved again for
+// every word and every cd, every ancestor of a missing path resolved in
+// turn) while the glance table took a tenth of a second. The command is
+// head, unit n times, then tail.
+type longCommand struct {
+	name, head, unit, tail string
+	n                      int
+}
+
+func (c longCommand) cmd(n int) string { return c.head + strings.Repeat(c.unit, n) + c.tail }
+
+var longCommands = []longCommand{
+	{"1000 cds", "", "cd a && ", "ls", 1000},
+	{"30,000 slashes", "cat ", "/", "", 30000},
+	{"a word of 30,000 slashes, a/a/…", "cat ", "a/", "", 15000},
+	{"sed, 10^5 commands", "sed -n '", "1p;", "' f", 100000},
+	{"sed, 10^5 -e", "sed -n", " -e 1p", " f", 100000},
+	{"find, 10^5 predicates", "find .", " -name a -o", " -name b", 100000},
+	{"grep, 10^5 -e", "grep", " -e p", " f", 100000},
+	{"rg, 10^5 --glob", "rg", " --glob '*.go'", " x", 100000},
+	{"10^5 words of comment", "ls # ", "a ", "", 100000},
+	{"10^5 backslash-newlines", "ls", " a\\\n", "", 100000},
+}
+
+// TestSpillGuardBoundedOnLongCommands runs spill-guard on a Bash result of
+// 5,000 characters from each long command: each finishes in well under a
+// second with bounded memory. None of them reads a spill file, so the
+// output is spilled, but after the 1,000 cds, where the check answers "it
+// may" at once, past the folders it follows.
+func TestSpillGuardBoundedOnLongCommands(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.Mkdir(filepath.Join(proj, "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	output := strings.Repeat("0123456789\n", 500)
+	for _, tc := range longCommands {
+		t.Run(tc.name, func(t *testing.T) {
+			payload, err := json.Marshal(map[string]any{
+				"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1", "cwd": proj,
+				"tool_input": map[string]string{"command": tc.cmd(tc.n)}, "tool_response": map[string]any{"stdout": output, "stderr": ""},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb := filepath.Join(t.TempDir(), "wb")
+			var stdout, stderr bytes.Buffer
+			took, alloc := measure(func() {
+				if code := Main([]string{"--workbench", wb}, bytes.NewReader(payload), &stdout, &stderr); code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			})
+			if spilled := strings.Contains(stdout.String(), "Spilled to a file"); spilled != (tc.name != "1000 cds") {
+				t.Errorf("spilled = %v, stdout %.200q", spilled, stdout.String())
+			}
+			checkBounded(t, took, alloc, len(payload))
+		})
+	}
+}
+
+// TestNamesSpillFileBounded asks the loop check itself about the long
+// commands, made as long as the glance table still reads (it refuses
+// longer ones before spill-guard gets to them), alone and with a last word
+// that names a spill file, which is found: past the check's caps (1,000
+// cds) the answer is "it may" at once, and in a comment a word is none.
+func TestNamesSpillFileBounded(t *testing.T) {
+	proj := t.TempDir()
+	root := filepath.Join(proj, ".flower")
+	dir := filepath.Join(root, "spill")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(proj, "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const glanceMax = 16 << 10 // the glance table's length cap
+	const spillWord = " .flower/spill/x"
+	for _, tc := range longCommands {
+		for _, last := range []string{"", spillWord} {
+			n := min(tc.n, (glanceMax-len(tc.head)-len(tc.tail)-len(last))/len(tc.unit))
+			cmd := tc.cmd(n) + last
+			want := tc.name == "1000 cds" || last != "" && !strings.Contains(tc.name, "comment")
+			t.Run(tc.name+last, func(t *testing.T) {
+				var got bool
+				took, alloc := measure(func() { got = namesSpillFile(cmd, proj, root, dir) })
+				if got != want {
+					t.Errorf("namesSpillFile(%d bytes) = %v, want %v", len(cmd), got, want)
+				}
+				checkBounded(t, took, alloc, len(cmd))
+			})
+		}
+	}
+}
+
+// measure runs f and returns how long it took and how many bytes it
+// allocated.
+func measure(f func()) (time.Duration, uint64) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f()
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return took, after.TotalAlloc - before.TotalAlloc
+}
+
+// checkBounded: under a second (the slowest measured here took 0.04 s, and
+// 0.17 s under the race detector; before, seconds to minutes), and memory
+// proportional to the input.
+func checkBounded(t *testing.T, took time.Duration, alloc uint64, inputBytes int) {
+	t.Helper()
+	if took > time.Second {
+		t.Errorf("took %v, want well under a second", took)
+	}
+	if limit := uint64(200*inputBytes + 16<<20); alloc > limit {
+		t.Errorf("allocated %d MB for %d bytes of input, want at most %d MB", alloc>>20, inputBytes, limit>>20)
+	}
 }

@@ -1,6 +1,8 @@
 package ephemeral
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -10,7 +12,9 @@ import (
 // parsers reuses bash parsers across calls: building one costs more than
 // parsing a typical command. A Parser is not safe for concurrent use, so
 // each call takes its own from the pool.
-var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+}}
 
 // Classify decides whether cmd, a bash command line, is a glance, with a
 // reason for the whole line and for each simple command in it. It reads the
@@ -18,11 +22,17 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // segment must be on the glance table with arguments that pass its rules,
 // and nothing around them may write, run other code or keep running.
 func Classify(cmd string) Verdict {
+	if why := unvouched(cmd); why != "" {
+		return Verdict{Reason: why}
+	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(cmd), "")
 	parsers.Put(p)
 	if err != nil {
 		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
+	}
+	if why := commentsWhy(f, cmd); why != "" {
+		return Verdict{Reason: why}
 	}
 	c := classifier{r: resolver{src: cmd}}
 	for _, s := range f.Stmts {
@@ -35,6 +45,14 @@ func Classify(cmd string) Verdict {
 type classifier struct {
 	r    resolver
 	segs []Segment
+	// dirs are the folders, known from the text, that a cd earlier in the
+	// line may have moved to; a relative word is also read from each of
+	// them ("cd /dev && cat zero"). The folder the line starts in is not
+	// known to the classifier.
+	dirs []string
+	// cdSeen is set once a cd has been read: git after it may run in
+	// another repository, with that repository's configuration.
+	cdSeen bool
 }
 
 func (c *classifier) verdict() Verdict {
@@ -128,16 +146,21 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 	args := make([]arg, 0, len(x.Args)-1)
 	for _, w := range x.Args[1:] {
 		a, why := c.r.resolve(w)
+		if why == "" {
+			why = c.opens(a, true)
+		}
 		if why != "" {
 			return "", name + ": " + why
 		}
-		// For a command whose every option and operand is harmless, the
-		// words a glob or a brace expands to do not matter.
-		if endless(a.value) {
-			return "", name + ": " + a.src + " is a device or kernel stream that may never end"
-		}
-		if cmd.hasRules() && a.brace {
-			return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
+		if a.brace {
+			// For a command whose every option and operand is harmless, the
+			// words a brace expands to do not matter, only how many there are.
+			if cmd.hasRules() {
+				return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
+			}
+			if !fewBraceWords(w) {
+				return "", name + ": " + a.src + fmt.Sprintf(" brace-expands into more than %d words", maxBraceWords)
+			}
 		}
 		if cmd.hasRules() && a.mayBeOption() {
 			return "", name + ": glob " + a.src + " may expand to an option"
@@ -147,10 +170,108 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 	if why := cmd.checkArgs(args); why != "" {
 		return "", why
 	}
-	if cmd.name == "git" {
+	if cmd.recurses != nil && cmd.recurses(args) {
+		// With no folder named, "." is read: taken as named in any case.
+		for _, a := range append(operandsOf(args), arg{value: ".", src: "."}) {
+			if walksDevices(a, c.dirs) {
+				return "", name + ": " + a.src + " is read recursively, and /, /dev, /proc and /sys hold files that never end"
+			}
+		}
+	}
+	switch cmd.name {
+	case "git":
+		if c.cdSeen {
+			return "", "git after cd may run in another repository, whose own configuration (core.fsmonitor, a committed bare repository's config) can run programs"
+		}
 		return gitLabel(args), ""
+	case "cd":
+		if why := c.chdir(args); why != "" {
+			return "", "cd " + why
+		}
 	}
 	return name + ": " + cmd.about, ""
+}
+
+// opens returns why a word names something no glance may open, or "": a
+// network socket anywhere, and a device where the word may be read (an
+// argument, an input redirection), as it is or from a folder an earlier cd
+// moved to.
+func (c *classifier) opens(a arg, read bool) string {
+	switch {
+	case network(a.value):
+		return a.src + " names a network connection (bash opens /dev/tcp and /dev/udp as sockets)"
+	case read && readsDevice(a, c.dirs):
+		return a.src + " is a device or kernel stream that may never end"
+	}
+	return ""
+}
+
+// maxBraceWords caps the words one brace expansion may make in a glance:
+// echo {1..100000000} has bash build every one of them before echo runs.
+const maxBraceWords = 256
+
+// fewBraceWords reports whether w brace-expands into at most maxBraceWords
+// words. It counts them without making them (making them cost 0.26 s and
+// 112 MB for 16 KB of "{a,b}{a,b}…"), on a copy of w: the brace nodes
+// SplitBraces puts in a word are ones syntax.Walk panics on.
+func fewBraceWords(w *syntax.Word) bool {
+	split := *w
+	syntax.SplitBraces(&split)
+	return braceWords(&split) <= maxBraceWords
+}
+
+// braceWords counts the words w expands into, up to maxBraceWords+1.
+func braceWords(w *syntax.Word) int {
+	n := 1
+	for _, p := range w.Parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		k := 0
+		if b.Sequence {
+			k = sequenceWords(b.Elems)
+		} else {
+			for _, e := range b.Elems {
+				k = min(k+braceWords(e), maxBraceWords+1)
+			}
+		}
+		n = min(n*k, maxBraceWords+1)
+	}
+	return n
+}
+
+// sequenceWords counts the words of {x..y} or {x..y..step}, up to
+// maxBraceWords+1; a sequence it cannot read counts as too many.
+func sequenceWords(elems []*syntax.Word) int {
+	bound := func(w *syntax.Word) (int, bool) {
+		v := w.Lit()
+		if n, err := strconv.Atoi(v); err == nil {
+			return n, true
+		}
+		if len(v) == 1 {
+			return int(v[0]), true
+		}
+		return 0, false
+	}
+	from, ok1 := bound(elems[0])
+	to, ok2 := bound(elems[1])
+	step := 1
+	if len(elems) > 2 {
+		n, err := strconv.Atoi(elems[2].Lit())
+		if err != nil {
+			return maxBraceWords + 1
+		}
+		step = max(n, -n, 1)
+	}
+	if !ok1 || !ok2 {
+		return maxBraceWords + 1
+	}
+	span := max(to-from, from-to)
+	if span < 0 { // overflow
+		return maxBraceWords + 1
+	}
+	return min(span/step+1, maxBraceWords+1)
 }
 
 // checkArgs applies the command's rules to its arguments.
@@ -217,7 +338,8 @@ func operandsOf(args []arg) []arg {
 }
 
 // redirects checks the redirections of a simple command. Only reading a
-// file, duplicating or closing a descriptor, and writing to /dev/null pass.
+// file, duplicating or closing one of the descriptors 0, 1 and 2, and
+// writing to /dev/null pass.
 func (c *classifier) redirects(rs []*syntax.Redirect) string {
 	for _, r := range rs {
 		if why := c.redirect(r); why != "" {
@@ -232,8 +354,13 @@ const devNull = "/dev/null"
 
 func (c *classifier) redirect(r *syntax.Redirect) string {
 	text := c.r.text(r)
-	if r.N != nil && !allDigits(r.N.Value) {
-		return "redirection " + text + " assigns a variable"
+	if r.N != nil {
+		if !allDigits(r.N.Value) {
+			return "redirection " + text + " assigns a variable"
+		}
+		if aboveStderr(r.N.Value) {
+			return "redirection " + text + " uses descriptor " + r.N.Value + ": only 0, 1 and 2 are on the table"
+		}
 	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
@@ -244,6 +371,9 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 		return "redirection " + text + " opens a file for writing"
 	}
 	a, why := c.r.resolve(r.Word)
+	if why == "" {
+		why = c.opens(a, r.Op == syntax.RdrIn)
+	}
 	if why != "" {
 		return "redirection " + text + ": " + why
 	}
@@ -259,7 +389,12 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 		}
 		return "redirection " + text + " writes a file"
 	case syntax.DplIn, syntax.DplOut:
-		if allDigits(a.value) || a.value == "-" || r.Op == syntax.DplOut && a.value == devNull {
+		switch {
+		case a.value == "-", r.Op == syntax.DplOut && a.value == devNull:
+			return ""
+		case allDigits(a.value) && aboveStderr(a.value):
+			return "redirection " + text + " duplicates descriptor " + a.value + ": only 0, 1 and 2 are on the table"
+		case allDigits(a.value):
 			return ""
 		}
 		return "redirection " + text + " writes a file"
@@ -267,22 +402,12 @@ func (c *classifier) redirect(r *syntax.Redirect) string {
 	return "redirection " + text + " is not on the table"
 }
 
-// endless reports whether a word names, alone or as an option's value
-// (--file=/dev/zero), a device or kernel stream whose reader may never get
-// to its end: /dev/zero, /dev/urandom, /dev/tty, /proc/kmsg, a trace_pipe.
-// /dev/null and the /dev folder itself are harmless. A named pipe elsewhere
-// cannot be told from its name; Claude Code's timeout ends such a read.
-func endless(word string) bool {
-	if _, v, ok := strings.Cut(word, "="); ok && strings.HasPrefix(word, "-") {
-		word = v
-	}
-	switch {
-	case word == devNull, word == "/dev", word == "/dev/":
-		return false
-	case strings.HasPrefix(word, "/dev/"), word == "/proc/kmsg", strings.HasSuffix(word, "/trace_pipe"):
-		return true
-	}
-	return false
+// aboveStderr reports whether a descriptor number, all digits, is above 2:
+// such a descriptor may be a socket or a file opened for writing elsewhere
+// in the line (3</dev/udp/h/p >&3).
+func aboveStderr(fd string) bool {
+	n, err := strconv.Atoi(fd)
+	return err != nil || n > 2
 }
 
 func allDigits(s string) bool {

@@ -1,6 +1,7 @@
 package ephemeral
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,11 +9,14 @@ import (
 
 // FuzzClassify: Classify never panics, gives the same answer twice, and
 // its verdict holds together (a glance is made of glances only, and the
-// expiry side agrees). Seeded from the table test.
+// expiry side agrees); and a glance, run by real bash in a sandbox, writes
+// nothing and starts no program beyond the table's (bash_test.go). Seeded
+// from the table test.
 func FuzzClassify(f *testing.F) {
 	for _, tc := range classifyCases() {
 		f.Add(tc.cmd)
 	}
+	s := newSandbox(f)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		v := Classify(cmd)
 		if diff := cmp.Diff(v, Classify(cmd)); diff != "" {
@@ -25,6 +29,9 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("Classify(%q) has no reason", cmd)
 		}
 		checkInvariants(t, cmd, v)
+		if v.Glance {
+			checkUnderBash(t, s, cmd)
+		}
 	})
 }
 
@@ -49,13 +56,18 @@ func TestMayBeGlance(t *testing.T) {
 			t.Errorf("mayBeGlance(%q) = true, want false", cmd)
 		}
 	}
-	for _, cmd := range []string{"ls", "  git status", "2>/dev/null ls", "! ls", "\"ls\"", "l\\s", "$X", "{ ls; }", "(ls)", "# c\nls", "A=1 ls",
-		// The parser reads a carriage return as a blank and drops NUL
-		// bytes: each of these is a glance.
-		"ls\r", "ls\r\n", "\rls", "\r\nls", "pwd\r", "echo\rhi", "git\rstatus", "\r2>/dev/null ls",
-		"l\x00s", "\x00ls", "ls\x00", "ls\x00 -l"} {
+	for _, cmd := range []string{"ls", "  git status", "2>/dev/null ls", "! ls", "\"ls\"", "l\\s", "$X", "{ ls; }", "(ls)", "# c\nls", "A=1 ls"} {
 		if !mayBeGlance(cmd) {
 			t.Errorf("mayBeGlance(%q) = false, want true (left to the parser)", cmd)
+		}
+	}
+	// The parser reads a carriage return as a blank and drops NUL bytes, so
+	// it reads each of these as ls or git status; bash does not, and
+	// Classify refuses them before parsing.
+	for _, cmd := range []string{"ls\r", "ls\r\n", "\rls", "\r\nls", "pwd\r", "echo\rhi", "git\rstatus", "\r2>/dev/null ls",
+		"l\x00s", "\x00ls", "ls\x00", "ls\x00 -l"} {
+		if v := Classify(cmd); v.Glance || !strings.Contains(v.Reason, "control character") {
+			t.Errorf("Classify(%q) = %v, %q; want it refused for a control character", cmd, v.Glance, v.Reason)
 		}
 	}
 }
@@ -66,6 +78,7 @@ func TestMayBeGlance(t *testing.T) {
 // some bytes in ways easy to miss (a carriage return is a blank, a NUL byte
 // is dropped); this test finds those, where FuzzClassify's runs did not.
 func TestMayBeGlanceOneByte(t *testing.T) {
+	t.Parallel()
 	const firstBytes = 5 // past the first word of most glances (ls, cat, git, grep)
 	unsound := 0
 	for _, tc := range classifyCases() {

@@ -14,18 +14,33 @@ var gitDeny = []flagRule{
 	{long: "textconv", why: "runs text conversion filters"},
 	{long: "exec-path", why: "runs git programs from another folder"},
 	{long: "config-env", why: "sets configuration, which can run programs"},
+	{long: "show-signature", why: "runs gpg to check signatures"},
 }
 
 // gitGlobal are the options git accepts before the subcommand that a glance
 // may use; git matches them exactly, without abbreviations. -c and
 // --config-env set configuration (core.pager, core.fsmonitor, alias.* can
-// run programs), -p/--paginate starts a pager: none of them is here.
+// run programs), -p/--paginate starts a pager: none of them is here, nor
+// any option that points git at another repository (gitElsewhere).
 var gitGlobal = &options{
 	short: "P",
-	long: []string{"bare", "no-pager", "no-replace-objects", "literal-pathspecs", "glob-pathspecs",
+	long: []string{"no-pager", "no-replace-objects", "literal-pathspecs", "glob-pathspecs",
 		"noglob-pathspecs", "icase-pathspecs", "no-optional-locks", "no-advice"},
-	longArg: []string{"git-dir", "work-tree", "namespace"},
+	longArg: []string{"namespace"},
 }
+
+// gitElsewhere are git's options that make it read another repository
+// than the one it finds from the working folder, with that repository's
+// configuration: a repository can commit a bare repository (HEAD, objects/,
+// refs/, config) whose config sets core.fsmonitor, and git status or diff
+// there runs that program. The table trusts the configuration of the
+// repository the session works in, as the user does, and no other.
+var gitElsewhere = []string{"-C", "--git-dir", "--work-tree", "--bare"}
+
+// gitSignature are format placeholders that make git run gpg to check a
+// signature: %G? %GS %GK … in --format and --pretty, %(signature…) in the
+// ref formats of branch and tag.
+var gitSignature = []string{"%G", "%(signature"}
 
 // gitSubcommand is one git subcommand on the glance table.
 type gitSubcommand struct {
@@ -78,6 +93,7 @@ var gitSubcommands = []*gitSubcommand{
 	{name: "remote", forms: []string{"", "get-url"}, allow: &options{short: "v", long: []string{"verbose", "push", "all"}},
 		note: "only git remote [-v] and git remote get-url"},
 	{name: "stash", forms: []string{"list", "show"}, note: "only git stash list and git stash show"},
+	{name: "version"},
 }
 
 // gitLookup maps a subcommand name to its entry.
@@ -101,10 +117,10 @@ func gitSplit(args []arg) (int, string) {
 			return i, ""
 		}
 		takesValue := false
+		name, _, _ := strings.Cut(a.value, "=")
 		switch v := a.value; {
-		case v == "-C":
-			// The folder to run in: reading another repository is still reading.
-			takesValue = true
+		case slices.Contains(gitElsewhere, name):
+			return i, "git " + name + " points git at another repository, whose own configuration can run programs"
 		case strings.HasPrefix(v, "-c"):
 			return i, "git -c sets configuration, which can run programs"
 		case v == "-p" || v == "--paginate":
@@ -148,6 +164,16 @@ func gitGlobalOption(v string) (takesValue, ok bool) {
 // checkGit checks git's options before the subcommand, then the subcommand
 // and its arguments. gitDeny was checked on every word before this runs.
 func checkGit(args []arg) string {
+	if len(args) == 1 && args[0].value == "--version" {
+		return ""
+	}
+	for _, a := range args {
+		for _, f := range gitSignature {
+			if strings.Contains(a.value, f) {
+				return "git " + a.src + ": the placeholder " + f + " runs gpg to check signatures"
+			}
+		}
+	}
 	i, why := gitSplit(args)
 	if why != "" {
 		return why
@@ -211,6 +237,9 @@ func gitLabel(args []arg) string { return gitName(args) + ": read-only git subco
 
 // gitName is "git SUBCOMMAND", or "git" when there is none to name.
 func gitName(args []arg) string {
+	if len(args) == 1 && args[0].value == "--version" {
+		return "git --version"
+	}
 	if i, why := gitSplit(args); why == "" {
 		return "git " + args[i].value
 	}

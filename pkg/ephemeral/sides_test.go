@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -28,6 +30,9 @@ func TestSidesAgree(t *testing.T) {
 	if len(cases) < 150 {
 		t.Fatalf("the table has %d commands, want at least 150", len(cases))
 	}
+	// A payload is JSON, which cannot carry bytes that are not UTF-8:
+	// json.Marshal turns them into U+FFFD, a different command.
+	cases = slices.DeleteFunc(cases, func(tc ephemeral.TableCase) bool { return !utf8.ValidString(tc.Cmd) })
 	expired := expiredByPrune(t, cases)
 	for i, tc := range cases {
 		let := letThrough(t, tc.Cmd)

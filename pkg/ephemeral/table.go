@@ -22,6 +22,14 @@ type command struct {
 	// 0 for any number, noOperands for none ("hostname NAME" sets the host
 	// name), n for at most n ("uniq IN OUT" writes OUT).
 	limit int
+	// globsPass says that a glob may stand where an option could: the deny
+	// rules only keep a read from running long (grep -D read), which a
+	// file name spelling that option is not worth refusing every glob for.
+	globsPass bool
+	// recurses, when set, says whether these arguments make the command
+	// read folders recursively; its operands may then not be / or lie in
+	// /dev, /proc or /sys (walksDevices).
+	recurses func(args []arg) bool
 }
 
 // noOperands is the limit of a command that must have no operands.
@@ -32,7 +40,7 @@ const noOperands = -1
 // classifier never sees what the shell puts there (sort * with a file
 // named "-ofoo" writes foo).
 func (c *command) hasRules() bool {
-	return len(c.deny) > 0 || c.allow != nil || c.check != nil || c.limit != 0
+	return len(c.deny) > 0 && !c.globsPass || c.allow != nil || c.check != nil || c.limit != 0
 }
 
 // refusal is a command that is never a glance, named so that the reason
@@ -49,7 +57,10 @@ var (
 		{short: 'F', why: "follows the file and never ends"},
 		{long: "retry", why: "keeps reopening the file"},
 	}
-	noRules []flagRule
+	// grepRules: with -D read, grep -r reads the devices it meets (by
+	// default it skips them when recursing).
+	grepRules = []flagRule{{short: 'D', long: "devices", why: "chooses to read devices, which may never end"}}
+	noRules   []flagRule
 )
 
 // table is the glance table: the one list both sides of the design read
@@ -63,15 +74,14 @@ var table = []*command{
 		check: checkTailPlus, note: "obsolete +Nf (follow) refused"},
 	{name: "wc", about: "counts lines, words and bytes"},
 	{name: "pwd", about: "prints the working directory"},
-	{name: "cd", about: "changes the shell's directory, no file changes", limit: 1,
-		allow: &options{short: "LPe@"}},
+	{name: "cd", about: "changes the shell's directory, no file changes", limit: 1, allow: cdOptions},
 	{name: "echo", about: "prints its arguments"},
 	{name: "printf", about: "prints formatted text",
 		deny: []flagRule{{short: 'v', why: "assigns a shell variable"}}},
-	{name: "grep", about: "searches text"},
-	{name: "egrep", about: "searches text"},
-	{name: "fgrep", about: "searches text"},
-	{name: "rg", about: "searches text", deny: []flagRule{
+	{name: "grep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
+	{name: "egrep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
+	{name: "fgrep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
+	{name: "rg", about: "searches text", recurses: always, deny: []flagRule{
 		{long: "pre", why: "runs a preprocessor command on every file"},
 		{long: "pre-glob", why: "runs a preprocessor command on every file"},
 		{long: "hostname-bin", why: "runs a command to learn the host name"},
@@ -105,12 +115,16 @@ var table = []*command{
 	{name: "nl", about: "prints files with line numbers"},
 	{name: "paste", about: "prints files side by side"},
 	{name: "column", about: "prints text in columns"},
-	{name: "diff", about: "compares files"},
+	{name: "diff", about: "compares files", recurses: recursesDiff,
+		deny: []flagRule{{short: 'l', long: "paginate", why: "runs pr on the output"}}},
 	{name: "cmp", about: "compares files"},
 	{name: "comm", about: "compares sorted files"},
 	{name: "stat", about: "prints file metadata"},
-	{name: "file", about: "prints file types",
-		deny: []flagRule{{short: 'C', long: "compile", why: "writes a compiled magic file"}}},
+	{name: "file", about: "prints file types", deny: []flagRule{
+		{short: 'C', long: "compile", why: "writes a compiled magic file"},
+		{short: 'z', long: "uncompress", why: "runs decompression programs"},
+		{short: 'Z', long: "uncompress-noreport", why: "runs decompression programs"},
+	}},
 	{name: "du", about: "prints disk usage"},
 	{name: "df", about: "prints free disk space"},
 	{name: "tree", about: "lists a directory tree", deny: []flagRule{
@@ -125,7 +139,9 @@ var table = []*command{
 	{name: "type", about: "prints what a command name is"},
 	{name: "command", about: "prints what a command name is",
 		check: checkCommandV, note: "only -v or -V before the name (otherwise it runs the command)"},
-	{name: "jq", about: "prints JSON; it cannot write files or run commands"},
+	{name: "jq", about: "prints JSON; it cannot write files or run commands",
+		deny:  []flagRule{{short: 'f', long: "from-file", why: "reads its filter from a file the classifier cannot see"}},
+		check: checkJq, note: "the filter may not use repeat, range, until, while, recurse, def, import or include (they can loop without end)"},
 	{name: "md5sum", about: "prints or checks checksums"},
 	{name: "sha1sum", about: "prints or checks checksums"},
 	{name: "sha256sum", about: "prints or checks checksums"},
@@ -143,12 +159,25 @@ var table = []*command{
 		note:  "an operand sets the host name"},
 	{name: "printenv", about: "prints environment variables"},
 	{name: "ps", about: "lists processes"},
-	{name: "free", about: "prints memory usage"},
+	{name: "free", about: "prints memory usage",
+		deny: []flagRule{{short: 's', long: "seconds", why: "repeats every N seconds and never ends"}}},
 	{name: "uptime", about: "prints the uptime"},
 	{name: "true", about: "does nothing"},
 	{name: "false", about: "does nothing"},
-	{name: "test", about: "tests files and strings"},
-	{name: "[", about: "tests files and strings"},
+	{name: "test", about: "tests files and strings",
+		check: checkTest, note: "no -v or -R, no operand holding a [ (bash evaluates subscripts)"},
+	{name: "[", about: "tests files and strings",
+		check: checkTest, note: "no -v or -R, no operand holding a [ (bash evaluates subscripts)"},
+	{name: "seq", about: "prints a sequence of numbers", allow: seqOptions, limit: 3,
+		check: checkSeq, note: "operands are whole numbers of at most 6 digits"},
+	{name: "od", about: "dumps files in octal and other formats"},
+	{name: "hexdump", about: "dumps files in hex"},
+	{name: "base64", about: "prints files base64-encoded or decoded"},
+	{name: "strings", about: "prints the printable strings in files"},
+	{name: "fold", about: "wraps lines"},
+	{name: "nproc", about: "prints the number of processors"},
+	{name: "arch", about: "prints the machine architecture"},
+	{name: "groups", about: "prints the user's groups"},
 	{name: "git", about: "reads a git repository", deny: gitDeny,
 		check: checkGit, note: "only the subcommands listed as git …"},
 }
@@ -160,6 +189,7 @@ var refusals = []refusal{
 		"bash", "sh", "zsh", "dash", "ksh", "fish"}, "runs another command"},
 	{[]string{"awk", "gawk", "mawk", "nawk", "perl", "python", "python3", "node", "ruby", "php", "lua"},
 		"a programming language: its script can write files and run commands"},
+	{[]string{"go"}, "builds and runs code; even go version may download and run the toolchain a go.mod names"},
 	{[]string{"less", "more", "most", "vi", "vim", "nvim", "nano", "emacs", "man", "top", "htop", "watch", "yes"},
 		"interactive or never ends"},
 	{[]string{"rm", "rmdir", "mv", "cp", "ln", "touch", "mkdir", "chmod", "chown", "chgrp", "tee", "dd",
@@ -210,7 +240,9 @@ func Table() []Entry {
 	for _, c := range table {
 		e := Entry{Command: c.name, Glance: true, About: c.about, Rules: rulesOf(c.deny, c.allow, c.limit, c.note)}
 		if c.name == "git" {
-			e.Rules = append([]string{"before the subcommand only: -C X " + gitGlobal.describe()}, e.Rules...)
+			e.Rules = append([]string{"before the subcommand only: " + gitGlobal.describe(),
+				"refused: " + strings.Join(gitElsewhere, ", ") + " (another repository's configuration can run programs), and git after cd",
+				"refused: format placeholders starting " + strings.Join(gitSignature, " or ") + " (they run gpg)"}, e.Rules...)
 		}
 		out = append(out, e)
 		if c.name == "git" {

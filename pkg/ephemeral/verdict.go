@@ -34,10 +34,10 @@ func IsEphemeral(cmd string) bool { return mayBeGlance(cmd) && Classify(cmd).Gla
 // (a quote, an expansion, a redirection, a negation, a comment, a pattern)
 // is left to the parser. FuzzClassify holds IsEphemeral to Classify.
 func mayBeGlance(cmd string) bool {
-	// The parser takes a carriage return for a blank, like a space, and
-	// drops NUL bytes before it reads a word: "ls\r" and "l\x00s" name ls.
-	s := strings.TrimLeft(cmd, " \t\n\r")
-	end := strings.IndexAny(s, " \t\n\r|&;()<>\"'\\$`\x00")
+	// Control characters are refused before parsing (unvouched), so only
+	// the blanks bash and the parser agree on end the word.
+	s := strings.TrimLeft(cmd, " \t\n")
+	end := strings.IndexAny(s, " \t\n|&;()<>\"'\\$`")
 	if end < 0 {
 		end = len(s)
 	}
@@ -47,8 +47,8 @@ func mayBeGlance(cmd string) bool {
 	}
 	if end < len(s) {
 		switch next := s[end]; {
-		case strings.IndexByte("\"'\\$`\x00", next) >= 0:
-			return true // the word goes on, quoted, expanded or past a NUL
+		case strings.IndexByte("\"'\\$`", next) >= 0:
+			return true // the word goes on, quoted or expanded
 		case (next == '<' || next == '>') && strings.Trim(word, "0123456789") == "":
 			return true // 2>/dev/null ls: a redirection comes first
 		}

@@ -57,17 +57,20 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 	a := arg{src: r.text(w)}
 	// The usual word is one plain literal without escapes: no copy needed.
 	if len(w.Parts) == 1 {
-		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(lit.Value, `\*?[{`) {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(lit.Value, `\*?[{~`) {
 			a.value = lit.Value
 			return a, ""
 		}
 	}
 	r.buf.Reset()
 	open, close := -1, -1 // unquoted { and the last unquoted } after it
-	for _, part := range w.Parts {
+	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			v := p.Value
+			if why := tildeWhy(v, i == 0 && (len(w.Parts) == 1 || v != "~")); why != "" {
+				return a, why + " in " + a.src
+			}
 			for i := 0; i < len(v); i++ {
 				c := v[i]
 				switch {
@@ -113,6 +116,22 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 		a.brace = strings.Contains(inner, ",") || strings.Contains(inner, "..")
 	}
 	return a, ""
+}
+
+// tildeWhy returns why an unquoted literal holds a tilde whose expansion
+// the classifier cannot know, or "". At the start of a word only ~ and ~/…
+// (the home folder) pass: ~user, ~+ ($PWD) and ~- ($OLDPWD) are known
+// when the command runs. After = or : bash expands a tilde too (a=~root/x
+// becomes a=/root/x), so there it never passes. start says the literal
+// opens a word whose tilde prefix is unquoted.
+func tildeWhy(v string, start bool) string {
+	if start && strings.HasPrefix(v, "~") && v != "~" && !strings.HasPrefix(v, "~/") {
+		return "tilde expansion " + quoteShort(v) + ": its folder is only known when it runs"
+	}
+	if strings.Contains(v, "=~") || strings.Contains(v, ":~") {
+		return "tilde expansion after = or : (bash expands it in a word that looks like an assignment)"
+	}
+	return ""
 }
 
 // writeDoubleQuoted writes the value of a literal inside double quotes,

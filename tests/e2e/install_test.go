@@ -237,12 +237,6 @@ func hostGoCaches(t *testing.T) []string {
 	return env
 }
 
-// cliAsksGlance is a glance compound the CLI's own read-only check does not
-// approve: Claude Code 2.1.328 runs most glances (git status, git log, ls,
-// cat, grep, echo, pipes of them) unasked even in the default mode; of 49
-// glances tried, only cksum, uniq FILE and printenv needed approval.
-const cliAsksGlance = `git status -s && echo "--- SUMS ---" && cksum README.md notes.txt`
-
 // TestInstallRemovesRetiredGlanceHook: install.sh over an older install that
 // wired glance-check --hook (the retired auto-approve) takes that entry out,
 // and afterwards a glance on the main thread runs under Claude Code's own

@@ -7,7 +7,8 @@ import (
 )
 
 // Layer one: delegate-guard keeps hands-on work off the main thread, glances
-// excepted (they stay under the CLI's own permission checks).
+// excepted; it never approves a call, so Claude Code's own permission checks
+// still decide about every glance.
 
 // handsOn is what the layer-one scenarios let the CLI run without asking, so
 // that whatever is denied is denied by the hook, not by the CLI's
@@ -153,5 +154,75 @@ func TestLayer1SubagentWorks(t *testing.T) {
 	}
 	if len(res.PermissionDenials) != 0 {
 		t.Errorf("permission_denials %+v, want none", res.PermissionDenials)
+	}
+}
+
+// cliAsksGlance is a glance compound the CLI's own read-only check does not
+// approve. Claude Code 2.1.328 runs most glances (git status, git log, ls,
+// cat, grep, echo, pipes of them) unasked even in the default mode; of 49
+// glances tried, only cksum, uniq FILE and printenv needed approval.
+const cliAsksGlance = `git status -s && echo "--- SUMS ---" && cksum README.md notes.txt`
+
+// TestLayer1GlanceLeftToCLI: delegate-guard lets a glance through by saying
+// nothing, never with "allow", so Claude Code's own permission checks still
+// decide. A glance the CLI asks about, under the default permission mode
+// with Bash not in --allowedTools, is denied by the CLI itself (in -p mode
+// it cannot ask): not run, and not with delegate-guard's reason.
+func TestLayer1GlanceLeftToCLI(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	glanceWorkspace(s)
+	s.API.Main(Steps(
+		Call(Bash("look", cliAsksGlance)),
+		Say("seen"),
+	))
+	res := s.Run(Options{Prompt: "what changed?", Settings: Settings(LayerHooks(t, "1")...), AllowedTools: []string{"Read"}})
+
+	got := s.ToolResult("look")
+	if !got.IsError || strings.Contains(got.Text, "--- SUMS ---") {
+		t.Errorf("the model saw (is_error %v) %q; want a permission error, the command not run", got.IsError, got.Text)
+	}
+	if strings.Contains(got.Text, delegateReason("Bash")) {
+		t.Errorf("the model saw delegate-guard's denial %q; want the CLI's own permission check to decide", got.Text)
+	}
+	if !res.Denied("look") {
+		t.Errorf("permission_denials %+v does not list the glance", res.PermissionDenials)
+	}
+}
+
+// TestLayer1HostileGlanceDenied: commands that the glance table once let
+// through because its parser read them differently from bash are denied on
+// the main thread. Bash is allowed, so only the hook stands between the
+// command and the repository; the file stays.
+func TestLayer1HostileGlanceDenied(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, cmd string }{
+		// The parser continues the comment past backslash-newline; bash ends
+		// it at the newline and runs rm.
+		{"comment ending in a backslash", "git status -s # note \\\nrm -f README.md"},
+		// bash evaluates the subscript of a -v operand.
+		{"test -v subscript", "test -v 'a[$(rm -f README.md)]'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := NewScenario(t)
+			glanceWorkspace(s)
+			s.API.Main(Steps(
+				Call(Bash("trick", tc.cmd)),
+				Say("done"),
+			))
+			res := s.Run(Options{Prompt: "look", Settings: Settings(LayerHooks(t, "1")...), AllowedTools: handsOn})
+
+			got := s.ToolResult("trick")
+			if !got.IsError || !strings.Contains(got.Text, hookDenial("Bash")+delegateReason("Bash")) {
+				t.Errorf("the model saw (is_error %v) %q; want delegate-guard's denial", got.IsError, got.Text)
+			}
+			if !s.Exists("README.md") {
+				t.Error("README.md was removed on the main thread")
+			}
+			if !res.Denied("trick") {
+				t.Errorf("permission_denials %+v does not list the call", res.PermissionDenials)
+			}
+		})
 	}
 }

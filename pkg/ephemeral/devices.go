@@ -1,0 +1,231 @@
+package ephemeral
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// Reading a device is not a glance: /dev/zero, /dev/urandom, /dev/tty and
+// the like never end, and bash itself opens /dev/tcp/HOST/PORT as a socket.
+// These rules read paths as the kernel does after bash has handed them over:
+// cleaned (//dev/zero, /./dev/zero and /tmp/../dev/zero are /dev/zero), and
+// relative ones from every folder an earlier cd of the line moved to. What
+// the text cannot tell is left out: the folder the line starts in (an earlier
+// call's cd), and a symlink or FIFO in the repository that leads to a device;
+// Claude Code's timeout ends such a read.
+
+// network reports whether a value names bash's network pseudo-files. No word
+// of a glance needs to hold one, so it is refused wherever it stands.
+func network(v string) bool {
+	return strings.Contains(v, "/dev/tcp") || strings.Contains(v, "/dev/udp")
+}
+
+// readsDevice reports whether a's value, as it is or as an option's value
+// (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, taken
+// from each of dirs when it is relative. A glob names one when some path it
+// may expand to does.
+func readsDevice(a arg, dirs []string) bool {
+	if len(dirs) == 0 && strings.IndexByte(a.value, '/') < 0 {
+		return false // the usual word: relative, from a folder not known
+	}
+	paths := [3]string{a.value}
+	if a.isOption() {
+		if _, v, ok := strings.Cut(a.value, "="); ok {
+			paths[1] = v
+		}
+		if i := strings.IndexByte(a.value, '/'); i >= 0 {
+			paths[2] = a.value[i:]
+		}
+	}
+	for _, p := range paths {
+		switch {
+		case p == "":
+		case path.IsAbs(p):
+			if endless(path.Clean(p), a.glob) {
+				return true
+			}
+		default:
+			for _, d := range dirs {
+				if endless(path.Join(d, p), a.glob) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// walksDevices reports whether a, an operand of a command that reads
+// folders recursively (grep -r, rg, diff -r), is / or lies in /dev, /proc or
+// /sys, or may: there it meets files that never end (/proc/self/pagemap,
+// trace_pipe, a descriptor under /dev/fd). It is read as readsDevice reads
+// a word, from each of dirs when relative.
+func walksDevices(a arg, dirs []string) bool {
+	walks := func(p string) bool {
+		if p == "/" {
+			return true
+		}
+		first, _, _ := strings.Cut(p[1:], "/")
+		for _, root := range []string{"dev", "proc", "sys"} {
+			if !a.glob && first == root {
+				return true
+			}
+			if ok, err := path.Match(first, root); a.glob && (ok || err != nil || strings.Contains(first, "**")) {
+				return true
+			}
+		}
+		return false
+	}
+	if path.IsAbs(a.value) {
+		return walks(path.Clean(a.value))
+	}
+	for _, d := range dirs {
+		if walks(path.Join(d, a.value)) {
+			return true
+		}
+	}
+	return false
+}
+
+// recursesGrep reports whether grep's options may make it read folders
+// recursively: -r, -R, -d recurse and their long forms, read generously
+// (any short cluster holding r, R or d, any long option that may abbreviate
+// one of them).
+func recursesGrep(args []arg) bool {
+	for _, a := range args {
+		if !a.isOption() {
+			continue
+		}
+		long, isLong := strings.CutPrefix(a.value, "--")
+		if !isLong {
+			if strings.ContainsAny(a.value[1:], "rRd") {
+				return true
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(long, "=")
+		for _, l := range []string{"recursive", "dereference-recursive", "directories"} {
+			if strings.HasPrefix(l, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recursesDiff reports whether diff's options may make it compare folders
+// recursively (-r, --recursive).
+func recursesDiff(args []arg) bool {
+	for _, a := range args {
+		if a.isOption() {
+			if _, hit := denied(diffRecursive, a); hit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var diffRecursive = []flagRule{{short: 'r', long: "recursive"}}
+
+// always is the recurses of a command that always reads folders
+// recursively when given one (rg).
+func always([]arg) bool { return true }
+
+// endless reports whether p, a clean absolute path (a pattern if glob), is
+// or may match a device or kernel stream: anything under /dev but /dev/null,
+// /proc/kmsg, a process's descriptors under /proc/PID/fd/, and tracing's
+// trace_pipe files. The folders themselves only list (ls /dev, find /proc).
+func endless(p string, glob bool) bool {
+	comps := strings.Split(p[1:], "/")
+	last := len(comps) - 1
+	spans := glob && strings.Contains(p, "**") // globstar: any depth
+	is := func(i int, name string) bool {
+		if !glob {
+			return comps[i] == name
+		}
+		ok, err := path.Match(comps[i], name)
+		return ok || err != nil || strings.Contains(comps[i], "**")
+	}
+	if is(0, "dev") && (spans || last >= 1 && !(last == 1 && comps[1] == "null")) {
+		return true
+	}
+	if is(0, "proc") {
+		if spans || last == 1 && (is(1, "kmsg") || is(1, "kcore")) {
+			return true
+		}
+		// A process's descriptors, and its memory as a file the size of
+		// its address space.
+		if last >= 2 && (is(last, "pagemap") || is(last, "mem")) {
+			return true
+		}
+		for i := 2; i < last; i++ {
+			if is(i, "fd") {
+				return true
+			}
+		}
+	}
+	if comps[last] == "trace_pipe" || comps[last] == "trace_pipe_raw" {
+		return true
+	}
+	return glob && is(0, "sys") && (spans || last >= 1 && (is(last, "trace_pipe") || is(last, "trace_pipe_raw")))
+}
+
+// maxDirs caps the folders the classifier follows cds into: each cd is
+// taken from every folder an earlier one may have reached.
+const maxDirs = 8
+
+// cdOptions are the options of bash's cd.
+var cdOptions = &options{short: "LPe@"}
+
+// chdir records where a cd with these arguments moves to and returns why
+// it is refused, or "". A cd into /dev, /proc or /sys is refused: Claude
+// Code carries the folder over to the next call, whose relative reads the
+// classifier cannot place. "cd" alone, "cd -" and "cd ~…" go where only
+// the running shell knows.
+func (c *classifier) chdir(args []arg) string {
+	c.cdSeen = true
+	operands, _, _ := cdOptions.scan(args)
+	if len(operands) == 0 {
+		return ""
+	}
+	target := operands[0].value
+	var next []string
+	switch {
+	case target == "-", strings.HasPrefix(target, "~"):
+		return ""
+	case path.IsAbs(target):
+		next = []string{path.Clean(target)}
+	default:
+		for _, d := range c.dirs {
+			next = append(next, path.Join(d, target))
+		}
+	}
+	for _, d := range next {
+		if deviceFolder(d) {
+			return d + ": a folder of devices and kernel streams, where a later relative read may never end"
+		}
+	}
+	for _, d := range next {
+		if slices.Contains(c.dirs, d) {
+			continue
+		}
+		if len(c.dirs) == maxDirs {
+			return "changes folders more often than the classifier follows"
+		}
+		c.dirs = append(c.dirs, d)
+	}
+	return ""
+}
+
+// deviceFolder reports whether d, a clean absolute path, is /dev, /proc or
+// /sys or lies under one of them.
+func deviceFolder(d string) bool {
+	for _, root := range []string{"/dev", "/proc", "/sys"} {
+		if d == root || strings.HasPrefix(d, root+"/") {
+			return true
+		}
+	}
+	return false
+}
