@@ -118,6 +118,9 @@ type spillable struct {
 // has removed them itself. wait is the verdict on the payload's long
 // bodies (hook.ReadPayloadLazily), which Main reports.
 func run(p *hook.Payload, o options, wbFlag string, wait func() error) (out *hook.Output, written []string, err error) {
+	if out, ok, err := captured(p, o, wbFlag); ok {
+		return out, nil, err
+	}
 	if p.Event() != "PostToolUse" {
 		return nil, nil, nil
 	}
