@@ -44,7 +44,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer c.Recover(&code)
 	settings := c.Flags.String("settings", "", "the settings `file` to change")
 	bin := c.Flags.String("bin", "", "the `folder` holding the installed binaries")
-	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3 (default: those already wired, else 1,2,3)")
+	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3 and capture (default: those already wired, else 1,2,3)")
 	uninstall := c.Flags.Bool("uninstall", false, "remove flower's entries for --bin")
 	dryRun := c.Flags.Bool("dry-run", false, "print what would change, write nothing")
 	check := c.Flags.Bool("check", false, "only check that --settings can be merged and written")
