@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -194,4 +195,33 @@ func jsSpace(r rune) bool {
 		return true
 	}
 	return r >= '\u2000' && r <= '\u200a'
+}
+
+// Claude Code 2.1.328 shows the model an image when a Bash result is a
+// data: URL of one (isImage: /^data:image\/[a-z0-9.+_-]+;base64,/i on the
+// output), up to 20 MiB. A captured one is shown the same way.
+var imageURL = regexp.MustCompile(`(?i)^data:image/[a-z0-9.+_-]+;base64,`)
+
+const imageMax = 20 << 20
+
+// readImage returns the output in f, of size bytes, when it is an image's
+// data: URL Claude Code would show as the image.
+func readImage(f *os.File, size int64) (string, bool, error) {
+	if size > imageMax {
+		return "", false, nil
+	}
+	start := make([]byte, 256)
+	n, err := f.ReadAt(start, 0)
+	if err != nil && err != io.EOF {
+		return "", false, err
+	}
+	if !imageURL.MatchString(strings.TrimLeftFunc(string(start[:n]), jsSpace)) {
+		return "", false, nil
+	}
+	b := make([]byte, size)
+	n, err = f.ReadAt(b, 0)
+	if err != nil && err != io.EOF {
+		return "", false, err
+	}
+	return strings.TrimFunc(string(b[:n]), jsSpace), true, nil
 }

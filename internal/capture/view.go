@@ -111,17 +111,33 @@ func View(p *hook.Payload, m Marked, dir string, o Options) (*hook.Output, error
 		if o.Whole {
 			threshold, head = bashResultMax, bashPreview
 		}
-		c, err := readOutput(f, fi.Size(), threshold, head, 0)
+		img, isImage, err := readImage(f, fi.Size())
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("reading the captured output %s: %v", m.Path, err)
+		}
+		var c output
+		if !isImage {
+			c, err = readOutput(f, fi.Size(), threshold, head, 0)
+		}
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("reading the captured output %s: %v", m.Path, err)
 		}
-		updated, err := replaceStdout(p, successText(c, m, running))
+		var updated []byte
+		if isImage {
+			updated, err = replaceStdout(p, img)
+			if err == nil {
+				updated, err = sjson.SetBytes(updated, "isImage", true)
+			}
+		} else {
+			updated, err = replaceStdout(p, successText(c, m, running))
+		}
 		if err != nil {
 			return nil, err
 		}
 		out = hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)
-		removable = c.isWhole && !running
+		removable = (isImage || c.isWhole) && !running
 	} else {
 		c, err := readOutput(f, fi.Size(), o.Threshold, o.Head, o.Tail)
 		f.Close()

@@ -191,6 +191,9 @@ func TestViewSuccess(t *testing.T) {
 		{"moved to the background", "first\n", `,"backgroundTaskId":"b1"`, opts,
 			"first\nThe command goes on in the background, and the rest of its output goes to $P (the task's own output file holds only the line naming it).", true},
 		{"multi-byte characters counted as characters", strings.Repeat("é", 100), "", opts, strings.Repeat("é", 100), false},
+		{"invalid UTF-8 still makes valid JSON", "a\xffb\n", "", opts, "a\ufffdb", false},
+		{"an image's data: URL, whole however long", "\ndata:image/png;base64," + strings.Repeat("A", 500) + "\n", "", opts,
+			"data:image/png;base64," + strings.Repeat("A", 500), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t)
@@ -209,8 +212,29 @@ func TestViewSuccess(t *testing.T) {
 			if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() != 0o600 {
 				t.Errorf("mode %v, want 0600", fi.Mode().Perm())
 			}
+			b = newBench(t)
+			p := payload(t, "PostToolUse", Marker(b.file(testName, tc.content)), tc.extra)
+			if isImage := strings.HasPrefix(tc.want, "data:image/"); gotImage(t, p, b.spill, tc.o) != isImage {
+				t.Errorf("isImage is not %v", isImage)
+			}
 		})
 	}
+}
+
+// gotImage is the isImage of the view's updatedToolOutput.
+func gotImage(t *testing.T, p *hook.Payload, dir string, o Options) bool {
+	t.Helper()
+	m, _ := Detect(p)
+	out, err := View(p, m, dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	out.WriteTo(&b)
+	if !gjson.Valid(b.String()) {
+		t.Fatalf("not JSON: %s", b.String())
+	}
+	return gjson.Get(b.String(), "hookSpecificOutput.updatedToolOutput.isImage").Bool()
 }
 
 func TestViewKeepsTheRestOfTheResult(t *testing.T) {

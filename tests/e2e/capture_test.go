@@ -248,8 +248,13 @@ var sameAsWithout = []struct{ id, cmd string }{
 	{"appends", "echo a; echo b >> /dev/stdout; echo c"},
 	{"errexit", "set -e; false; echo not reached"},
 	{"pipe", "seq 1 5 | tail -2"},
+	{"image", "printf 'data:image/png;base64,%s\\n' " + onePixelPNG},
 	{"env", `echo "[${BASH_ENV-unset}] [${FLOWER_BASH_ENV-unset}] [$(type -t greet)]"`},
 }
+
+// onePixelPNG is a PNG of one pixel, base64: a command that prints it as a
+// data: URL is shown to the model as an image.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 // seen is what the model learns from a call: the tool result, and for a
 // failed call with the capture layer, the exit line and the output from
@@ -259,6 +264,9 @@ func seen(t *testing.T, s *Scenario, id string) string {
 	t.Helper()
 	r := s.ToolResult(id)
 	m := markerLine.FindStringSubmatch(r.Text)
+	if m == nil && r.Text == "" {
+		return fmt.Sprintf("is_error %v: %s", r.IsError, r.Raw) // an image
+	}
 	if m == nil {
 		return fmt.Sprintf("is_error %v: %s", r.IsError, r.Text)
 	}
@@ -303,6 +311,9 @@ func TestCaptureSameAsWithout(t *testing.T) {
 	}
 	without, _ := run(false)
 	with, s := run(true)
+	if !strings.Contains(with["image"], `"type":"image"`) {
+		t.Errorf("the image was not shown as one: %s", with["image"])
+	}
 	for _, c := range sameAsWithout {
 		if diff := cmp.Diff(without[c.id], with[c.id]); diff != "" {
 			t.Errorf("%s: %q seen differently with the capture layer (-without +with):\n%s", c.id, c.cmd, diff)
