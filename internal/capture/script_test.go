@@ -215,6 +215,22 @@ func TestScriptShapes(t *testing.T) {
 	}
 }
 
+// TestScriptNestedCannotCapture: a command that sets BASH_ENV to the
+// script itself and runs a shell with Claude Code's command string gets no
+// second capture: that shell's parent is not Claude Code.
+func TestScriptNestedCannotCapture(t *testing.T) {
+	t.Parallel()
+	sh := newShell(t)
+	inner := sh.str("echo inner")
+	out, _ := sh.captured("", fmt.Sprintf("BASH_ENV=%s bash -c %q; echo outer", sh.script, inner))
+	if out != "inner\nouter\n" {
+		t.Errorf("captured %q, want both lines in the one capture file", out)
+	}
+	if files := sh.spill(); len(files) != 1 {
+		t.Errorf("capture files %v, want one", files)
+	}
+}
+
 // TestScriptWorkbench: the workbench the script creates is the one
 // pkg/workbench creates; one a repository planted as a symlink, or a spill/
 // that is no folder, is refused; one the user names may be a symlink.
