@@ -240,43 +240,35 @@ done
 # binary is installed. A dry run goes on: it prints the hooks to add by hand.
 $dry || settings_tool --check >/dev/null
 
-say "$bindir:"
+# put installs the built file $1 as $2 with mode $3 unless it is there
+# already, and says so. Copied beside, then renamed: a hook running the old
+# file right now keeps it, and no hook ever sees half a file.
 changed=0
-for name in $names; do
-	f=$bindir/$name
-	if cmp -s "$tmp/$name" "$f"; then
-		continue
+put() {
+	if cmp -s "$1" "$2"; then
+		return 1
 	fi
 	changed=$((changed + 1))
-	if $dry; then
-		say "+ $f"
-		continue
+	say "+ $2"
+	$dry && return 1
+	mkdir -p "$(dirname "$2")"
+	beside=$(dirname "$2")/.$(basename "$2").tmp.$$
+	cp "$1" "$beside"
+	chmod "$3" "$beside"
+	mv -f "$beside" "$2"
+}
+
+say "$bindir:"
+for name in $names; do
+	if put "$tmp/$name" "$bindir/$name" 755; then
+		is_flower "$bindir/$name" "$name" || die "$bindir/$name does not run after installing it"
 	fi
-	mkdir -p "$bindir"
-	# Copy beside, then rename: a hook running the old binary right now
-	# keeps it, and no hook ever sees half a file.
-	cp "$tmp/$name" "$bindir/.$name.tmp.$$"
-	chmod 755 "$bindir/.$name.tmp.$$"
-	mv -f "$bindir/.$name.tmp.$$" "$f"
-	is_flower "$f" "$name" || die "$f does not run after installing it"
-	say "+ $f"
 done
 # The capture script, written by the binary that embeds it, goes in as the
 # binaries do; settings name it only when the capture layer is wired.
 "$tmp/flower-settings" --print-capture-script >"$tmp/capture.bash" ||
 	die "the freshly built flower-settings cannot print the capture script"
-if ! cmp -s "$tmp/capture.bash" "$script"; then
-	changed=$((changed + 1))
-	if $dry; then
-		say "+ $script"
-	else
-		mkdir -p "$sharedir"
-		cp "$tmp/capture.bash" "$sharedir/.capture.bash.tmp.$$"
-		chmod 644 "$sharedir/.capture.bash.tmp.$$"
-		mv -f "$sharedir/.capture.bash.tmp.$$" "$script"
-		say "+ $script"
-	fi
-fi
+put "$tmp/capture.bash" "$script" 644 || true
 [ "$changed" -gt 0 ] || say "binaries up to date"
 
 if $dry; then
