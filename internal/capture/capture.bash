@@ -36,28 +36,40 @@ if [[ ${CLAUDECODE-} == 1 && -n ${CLAUDE_PID-} && $CLAUDE_PID == "$PPID" && $- !
 	# The output is redirected only when every part before eval is one known
 	# to write nothing to stdout: a part this file does not know could talk
 	# to Claude Code through it. The user's command is the quoted word after
-	# eval, so the parts are read from the front and the cwd file from the
-	# back. tests/e2e TestCaptureShape fails when the pinned CLI changes it.
-	_flower_s=$BASH_EXECUTION_STRING
-	_flower_p=${_flower_s##*' && pwd -P >| '}
-	if [[ $_flower_s == *' && pwd -P >| '* && ($_flower_p == /*/claude-*-cwd || $_flower_p == \'/*/claude-*-cwd\') ]]; then
-		_flower_s=${_flower_s%' && pwd -P >| '*}
-		if [[ $_flower_s == 'source '*' 2>/dev/null || true && '* ]]; then
-			_flower_s=${_flower_s#'source '*' 2>/dev/null || true && '}
-		fi
-		while :; do
-			for _flower_p in \
-				'\builtin shopt -u extglob 2>/dev/null || true && ' \
-				"{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; } >/dev/null 2>&1 || true && " \
-				"{ \\builtin unalias -- 'unsetenv'; \\builtin unset -f -- 'unsetenv'; } >/dev/null 2>&1 || true && " \
-				''; do
-				[[ -n $_flower_p && $_flower_s == "$_flower_p"* ]] && break
-			done
-			[[ -n $_flower_p ]] || break
-			_flower_s=${_flower_s:${#_flower_p}}
+	# eval, so the parts are read from the front (its first 8 KB) and the
+	# cwd file from the back, never the whole of a long command: a pattern
+	# over 100 KB costs a millisecond or more. tests/e2e TestCaptureShape
+	# fails when the pinned CLI changes the string.
+	_flower_s=${BASH_EXECUTION_STRING:0:8192}
+	if [[ $_flower_s == 'source '*' 2>/dev/null || true && '* ]]; then
+		_flower_s=${_flower_s#'source '*' 2>/dev/null || true && '}
+	fi
+	while :; do
+		for _flower_p in \
+			'\builtin shopt -u extglob 2>/dev/null || true && ' \
+			"{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; } >/dev/null 2>&1 || true && " \
+			"{ \\builtin unalias -- 'unsetenv'; \\builtin unset -f -- 'unsetenv'; } >/dev/null 2>&1 || true && " \
+			''; do
+			[[ -n $_flower_p && $_flower_s == "$_flower_p"* ]] && break
 		done
+		[[ -n $_flower_p ]] || break
+		_flower_s=${_flower_s:${#_flower_p}}
+	done
+	# The cwd file, last: a plain word, or one in single quotes.
+	_flower_p=$BASH_EXECUTION_STRING
+	((${#_flower_p} > 512)) && _flower_p=${_flower_p:${#_flower_p}-512}
+	if [[ $_flower_p == *' && pwd -P >| '* ]]; then
+		_flower_p=${_flower_p##*' && pwd -P >| '}
+		if [[ $_flower_p == \'*\' ]]; then
+			_flower_p=${_flower_p:1:${#_flower_p}-2}
+			[[ $_flower_p == *\'* ]] && _flower_p=
+		elif [[ $_flower_p == *[[:space:]\'\"\\\$\`\;\&\|\<\>\(\)]* ]]; then
+			_flower_p=
+		fi
 		# Claude Code sends stderr to the same file as stdout.
-		[[ $_flower_s == 'eval '* && /dev/stdout -ef /dev/stderr ]] && _flower_go=1
+		if [[ $_flower_s == 'eval '* && $_flower_p == /*/claude-*-cwd && /dev/stdout -ef /dev/stderr ]]; then
+			_flower_go=1
+		fi
 	fi
 fi
 

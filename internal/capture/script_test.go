@@ -189,6 +189,8 @@ func TestScriptShapes(t *testing.T) {
 		{"no cwd file", nil, func(s string) string { return s[:strings.LastIndex(s, " && pwd -P")] }},
 		{"cwd file elsewhere", nil, func(s string) string { return strings.Replace(s, "claude-1a2b-cwd", "other", 1) }},
 		{"not eval", nil, func(s string) string { return strings.Replace(s, " && eval ", " && builtin eval ", 1) }},
+		{"more after the cwd file", nil, func(s string) string { return s + " && printf ." }},
+		{"a cwd file that is no plain word", nil, func(s string) string { return strings.Replace(s, "claude-1a2b-cwd", "x;y/claude-1a2b-cwd", 1) }},
 		{"not Claude Code", []string{"CLAUDECODE="}, nil},
 		{"not Claude Code's child", []string{"PARENT=1"}, nil},
 		{"no session", []string{"CLAUDE_CODE_SESSION_ID="}, nil},
@@ -218,6 +220,21 @@ func TestScriptShapes(t *testing.T) {
 // TestScriptNestedCannotCapture: a command that sets BASH_ENV to the
 // script itself and runs a shell with Claude Code's command string gets no
 // second capture: that shell's parent is not Claude Code.
+// TestScriptQuotedCwdFile: a cwd file under a folder with a space, which
+// Claude Code single-quotes, is known.
+func TestScriptQuotedCwdFile(t *testing.T) {
+	t.Parallel()
+	sh := newShell(t)
+	orig := sh.str
+	plain := " && pwd -P >| " + filepath.Join(sh.dir, "claude-1a2b-cwd")
+	quoted := " && pwd -P >| '" + filepath.Join(sh.dir, "my tmp", "claude-1a2b-cwd") + "'"
+	sh.str = func(c string) string { return strings.Replace(orig(c), plain, quoted, 1) }
+	os.Mkdir(filepath.Join(sh.dir, "my tmp"), 0o755)
+	if out, _ := sh.captured("", "echo quoted"); out != "quoted\n" {
+		t.Errorf("captured %q", out)
+	}
+}
+
 func TestScriptNestedCannotCapture(t *testing.T) {
 	t.Parallel()
 	sh := newShell(t)
