@@ -65,10 +65,10 @@ var errNotOurs = errors.New("not a capture file of this session")
 func (d *folder) open(path, sessionID string) (*os.File, string, error) {
 	rel, ok := workbench.Within(d.path, path)
 	if !ok || rel != filepath.Base(rel) {
-		return nil, "", fmt.Errorf("%s is not in the spill folder %s: %w", path, d.path, errNotOurs)
+		return nil, "", fmt.Errorf("%s: %w (not directly in the spill folder %s)", path, errNotOurs, d.path)
 	}
 	if !IsSessionName(rel, sessionID) {
-		return nil, "", fmt.Errorf("%s: %w", path, errNotOurs)
+		return nil, "", fmt.Errorf("%s: %w (not a capture file's name for session %s)", path, errNotOurs, sessionID)
 	}
 	fi, err := d.root.Lstat(rel)
 	if err != nil {

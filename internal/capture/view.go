@@ -88,7 +88,7 @@ func View(p *hook.Payload, m Marked, dir string, o Options) (*hook.Output, error
 	defer d.Close()
 	f, name, err := d.open(m.Path, p.SessionID())
 	if errors.Is(err, errNotOurs) {
-		return nil, fmt.Errorf("the marker names %v", err)
+		return nil, fmt.Errorf("a marker line names %v; the result is left as it came", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the captured output: %v", err)

@@ -321,7 +321,7 @@ func TestViewRefuses(t *testing.T) {
 			p := filepath.Join(filepath.Dir(b.spill), testName)
 			os.WriteFile(p, []byte("secret"), 0o644)
 			return p
-		}, "is not in the spill folder"},
+		}, "not directly in the spill folder"},
 		{"another session", func(b *bench) string {
 			return b.file("capture-20261201-153012-other-1-2.txt", "theirs")
 		}, "not a capture file of this session"},
@@ -332,7 +332,7 @@ func TestViewRefuses(t *testing.T) {
 			p := filepath.Join(b.spill, testName)
 			os.Symlink(target, p)
 			return p
-		}, "is not in the spill folder"}, // resolved, it leads out
+		}, "not directly in the spill folder"}, // resolved, it leads out
 		{"a FIFO", func(b *bench) string {
 			p := filepath.Join(b.spill, testName)
 			if err := syscall.Mkfifo(p, 0o600); err != nil {
