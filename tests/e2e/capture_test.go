@@ -170,6 +170,17 @@ func TestCaptureFailingSeq(t *testing.T) {
 	if seen > 2000 {
 		t.Errorf("the model saw %d characters of the failed call, want at most 2,000", seen)
 	}
+
+	// The same call without the layer, for the comparison.
+	native := NewScenario(t)
+	native.API.Main(Steps(Call(Bash("fail", cmd)), Say("done")))
+	native.Run(Options{Prompt: "run the failing numbers", Settings: Settings(LayerHooks(t, "3")...),
+		AllowedTools: []string{"Bash"}, Env: captureEnv})
+	without := native.ToolResult("fail").Text
+	t.Logf("without the layer: %d characters, ending %q", utf8.RuneCountInString(without), without[len(without)-20:])
+	if strings.HasSuffix(without, "20000") {
+		t.Errorf("without the layer the model saw the end of the output: the CLI no longer cuts it")
+	}
 	want := seqOutput(20000)
 	for _, part := range []string{
 		"The command failed (Exit code 1). [Spilled to a file to keep it out of context: 108894 characters, 20000 lines, in full at " + m[1] + ".",
