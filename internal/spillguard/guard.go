@@ -102,6 +102,19 @@ type spillable struct {
 
 // run decides and does the work, and prints the replacement, if any.
 func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
+	if out, shown, ok, err := captured(p, o, wbFlag); ok {
+		if err != nil {
+			return err
+		}
+		if nowhere(stdout) {
+			return errNowhere
+		}
+		if _, err := out.WriteTo(stdout); err != nil {
+			return fmt.Errorf("writing the view of the captured output: %v", err)
+		}
+		shown()
+		return nil
+	}
 	if p.Event() != "PostToolUse" {
 		return nil
 	}
@@ -147,7 +160,7 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
 		return nil
 	}
 	if nowhere(stdout) {
-		return errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
+		return errNowhere
 	}
 	if err := spill.Prepare(dir); err != nil {
 		return fmt.Errorf("cannot use the spill folder: %v", err)
@@ -208,6 +221,9 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 	}
 	return nil
 }
+
+// errNowhere refuses a stdout that reaches nobody (see nowhere).
+var errNowhere = errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
 
 // nowhere reports whether w is /dev/null, where a stdout closed when the
 // process starts ends up too (the Go runtime opens /dev/null on a closed
