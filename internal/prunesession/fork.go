@@ -175,28 +175,19 @@ func copyFile(src, dst string, dry, sync, isTranscript bool, oldID, newID string
 	return nil
 }
 
-// writeBufferSize batches a copied transcript into large writes.
-const writeBufferSize = 64 << 10
-
+// copyTranscript copies a subagent transcript line by line, checking that
+// each parses and giving it the fork's session id.
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, writeBufferSize)
-	var scratch []byte
-	// Nothing of a line is kept past it: its strings can stay views.
-	err := transcript.ScanViews(in, func(_ int, e *transcript.Entry, err error) error {
+	var line []byte
+	err := transcript.Scan(in, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
-		if at := int(sessionIDAt(e.Raw, e, e.SessionID)); at >= 0 && len(newID) == uuidLen {
-			// Most lines: written around the id, as rewriter.write does.
-			w.Write(e.Raw[:at+1])
-			w.WriteString(newID)
-			w.Write(e.Raw[at+1+uuidLen:])
-			return w.WriteByte('\n')
-		}
-		if scratch, err = setSessionID(append(scratch[:0], e.Raw...), oldID, newID); err != nil {
+		if line, err = setSessionID(append(line[:0], e.Raw...), oldID, newID); err != nil {
 			return err
 		}
-		w.Write(scratch)
+		w.Write(line)
 		return w.WriteByte('\n')
 	})
 	if err != nil {

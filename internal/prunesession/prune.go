@@ -113,15 +113,7 @@ func prune(session, newID string, o options, dry bool) (*report, error) {
 			return err
 		}
 		defer f.Close()
-		finish := func() error { return nil }
-		if out, ok := w.(*os.File); ok && o.sync {
-			w, finish = withWriteback(out)
-		}
-		err = rw.rewrite(f, w)
-		if ferr := finish(); err == nil {
-			err = ferr
-		}
-		return err
+		return rw.rewrite(f, w)
 	}
 	if dry {
 		if err := copySessionDir(transcript.SessionDir(src), "", oldID, newID, false); err != nil {
