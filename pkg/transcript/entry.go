@@ -142,10 +142,15 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // Claude Code writes, or Parse says which one does not. Fields it does not
 // read are not checked: unknown entry types pass as long as they are JSON.
 // A field written twice counts as gjson's ForEach sees it: the last one.
-func Parse(raw []byte) (*Entry, error) {
+func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
+
+// parse is Parse on ln, whose tape it reuses: Scan parses every line of a
+// transcript on one, and a tape grown anew for each line was a fifth of
+// context-audit's time (docs/BENCHMARKS.md).
+func (ln *line) parse(raw []byte) (*Entry, error) {
 	// One copy of the line, which every string of the entry is a view of:
 	// they stay valid whatever happens to raw.
-	ln := &line{s: string(raw)}
+	ln.s = string(raw)
 	var root value
 	switch ln.Scan(ln.s) {
 	case jsonscan.ScanNotUTF8:
@@ -296,7 +301,7 @@ func parseBlock(i int, v value) (Block, error) {
 		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), jsonkind.Of(v.result()))
 	}
 	b := Block{Index: i}
-	var typ, text, id, name, input, toolUseID, isError value
+	var typ, text, id, name, input, toolUseID, isError, content value
 	eachMember(v, func(k string, f value) bool {
 		switch k {
 		case "type":
@@ -314,7 +319,7 @@ func parseBlock(i int, v value) (Block, error) {
 		case "is_error":
 			isError = f
 		case "content":
-			b.content = f
+			content = f
 		}
 		return true
 	})
@@ -323,6 +328,7 @@ func parseBlock(i int, v value) (Block, error) {
 	}
 	b.Type = typ.result().Str
 	b.Input = input.result()
+	b.content = value{raw: content.raw, index: content.index} // kept: without the tape, which the next line reuses
 	var err error
 	switch b.Type {
 	case "text":
@@ -349,7 +355,7 @@ func parseBlock(i int, v value) (Block, error) {
 		if b.IsError, err = wantBool("", isError.result()); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError.result()))
 		}
-		if b.Chars, err = contentChars(b.content); err != nil {
+		if b.Chars, err = contentChars(content); err != nil {
 			return b, fmt.Errorf("field %q %v", at(".content"), err)
 		}
 	}

@@ -117,6 +117,7 @@ func trimEOL(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }
 // reading r is returned too. Memory stays bounded by the longest line.
 func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 	rd := NewReader(r)
+	var ln line
 	for {
 		raw, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -126,7 +127,7 @@ func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 		var le *LineError
 		switch {
 		case err == nil:
-			if e, err = Parse(raw); err != nil {
+			if e, err = ln.parse(raw); err != nil {
 				err = &LineError{Line: rd.Line(), Err: err}
 			}
 		case !errors.As(err, &le):
