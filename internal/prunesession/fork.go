@@ -2,6 +2,7 @@ package prunesession
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // dst and renamed into place, so dst appears whole or not at all. With dst
 // "" nothing is written: the files are only checked (a dry run). A missing
 // src gives a dst holding the marker alone.
-func copySessionDir(src, dst, oldID, newID string, sync bool) error {
+func copySessionDir(ctx context.Context, src, dst, oldID, newID string, sync bool) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		if dst == "" {
 			return nil
@@ -94,7 +95,7 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 			case rel == transcript.ForkMarker:
 				return nil // the origin of src, not of this fork
 			}
-			return copyFile(path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
+			return copyFile(ctx, path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
 		})
 	}
 	if err == nil && tmp != "" {
@@ -120,10 +121,7 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 	if err != nil && tmp != "" {
 		// Folders already given a read-only mode would keep RemoveAll
 		// from emptying them.
-		for _, p := range perms {
-			os.Chmod(p.path, ownerOnly)
-		}
-		os.RemoveAll(tmp)
+		removeTree(tmp)
 	}
 	return err
 }
@@ -142,12 +140,12 @@ const ownerOnly fs.FileMode = 0o700
 
 // copyFile copies one file of the session folder; a transcript is checked
 // line by line and gets the new session id.
-func copyFile(src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
-	in, err := os.Open(src)
+func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
+	in, closeIn, err := openInterruptible(ctx, src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer closeIn()
 	var out io.Writer = io.Discard
 	var f *os.File
 	if !dry {

@@ -51,10 +51,28 @@ type options struct {
 // whose result was denied.
 type call struct {
 	line, block, blocks, chars, turn int32
-	note                             string // a glance's command as its expiry note quotes it, "" otherwise
+	note                             int32  // a glance's: its expiry note's command (plan.notes), else noNote
 	uuid, parent                     string // its entry's, to remove it
 	refs                             []toolRef
 }
+
+// same is s, as the string c already holds when it is the uuid of c or of
+// one of its entries (the parent of the next one, most often), else as a
+// copy: a removed call's entries name each other.
+func (c *call) same(s string) string {
+	if s == c.uuid {
+		return c.uuid
+	}
+	for _, rf := range c.refs {
+		if s == rf.uuid {
+			return rf.uuid
+		}
+	}
+	return strings.Clone(s)
+}
+
+// noNote is the note of a call that is no glance.
+const noNote = -1
 
 // toolRef is an entry that belongs to a call without being its tool_use or
 // tool_result: hook progress and hook attachments (toolUseID,
@@ -65,15 +83,17 @@ type toolRef struct {
 }
 
 // result is a main-thread tool_result that a rule may act on: a denied or
-// interrupted one, the result of a glance, or with --trim a large one.
+// interrupted one, the result of a glance, or with --trim a large one. A
+// session can hold hundreds of thousands of glance results, so a result
+// is 32 bytes, and what only a few need is in more.
 type result struct {
-	line, block, blocks, chars int32
-	turn                       int32  // a glance's: the turn its call was made in
-	note                       string // a glance's: its call's note
-	denial                     string // one of the denial constants, or ""
-	single                     bool   // the entry's only tool_result, so toolUseResult is its own
-	textOnly                   bool   // content is a string or text blocks only
-	handled                    bool   // a rule has dealt with it (set by decide)
+	line, block, chars int32
+	turn               int32 // a glance's: the turn its call was made in
+	note               int32 // a glance's: its call's note, else noNote
+	denial             denial
+	single             bool // the entry's only tool_result, so toolUseResult is its own
+	textOnly           bool // content is a string or text blocks only
+	handled            bool // a rule has dealt with it (set by decide)
 	// more is set on denied and large results only: what removing or
 	// trimming them needs.
 	more *more
@@ -82,8 +102,18 @@ type result struct {
 type more struct {
 	id           string // tool_use_id
 	uuid, parent string
+	blocks       int32
 	call         *call // denied results: their call, nil when it was not read before them
 }
+
+// denial is what a result's toolDenialKind says the rules need.
+type denial uint8
+
+const (
+	notDenied    denial = iota
+	deniedByRule        // denialRule
+	neverRan            // denialInterrupted or denialCancelled
+)
 
 // plan is what pass one decided: the lines to drop, the edits of the lines
 // kept, and what the report says.
@@ -95,7 +125,14 @@ type plan struct {
 	sum     uint32
 	cwd     string            // the session's cwd, from its first entry that has one
 	dropped map[string]string // uuid of a dropped entry -> its parentUuid
-	gone    []int32           // the lines dropped, sorted once decided
+	// resolved caches resolve's answers, for pass two.
+	resolved map[string]string
+	// notes are the commands glance notes quote, each once (a session runs
+	// the same few again and again), and noteOf their indexes.
+	notes  []string
+	noteOf map[string]int32
+	hints  []string // the spill files' name hints of trimBody edits
+	gone   []int32  // the lines dropped, sorted once decided
 	// farRefs are the lines that set logicalParentUuid or leafUuid, in
 	// order: the few that pass two looks in for them (parentUuid, on nearly
 	// every line, is its first member and found at once).
@@ -114,14 +151,14 @@ type plan struct {
 }
 
 // edit is one change of a kept line: a block removed, or a tool_result's
-// body replaced.
+// body replaced. Every expired glance result is one, so it is 24 bytes.
 type edit struct {
 	line, block int32
+	oldChars    int32
+	turnsAgo    int32 // noteExpired: how many turns ago the call was made
+	text        int32 // noteExpired: its note's command (plan.notes); trimBody: the spill file's name hint (plan.hints)
 	kind        editKind
 	single      bool // the entry's only tool_result: toolUseResult changes too
-	oldChars    int32
-	turnsAgo    int32  // expired: how many turns ago the call was made
-	text        string // expired: the note's command; trimmed: the spill file's name hint
 }
 
 type editKind uint8
@@ -151,11 +188,13 @@ func (d *digest) Write(b []byte) (int, error) {
 // buildPlan reads the transcript once, checking every line, and decides
 // every change.
 func buildPlan(r io.Reader, o options) (*plan, error) {
-	p := &plan{dropped: map[string]string{}, removedBlocks: map[int32]int32{}}
+	p := &plan{dropped: map[string]string{}, removedBlocks: map[int32]int32{}, noteOf: map[string]int32{}}
 	var (
 		open    = map[string]*call{} // calls whose result is still to come, by id
-		denied  = map[string]*call{} // calls whose result was denied, by id
-		results []*result
+		denied  = map[string]*call{} // calls denied and not removed yet, by id
+		goneIDs = map[string]bool{}  // the ids of the calls removed
+		queue   []int                // indexes in results of the denials not removed yet, oldest first
+		results []result
 		apiErrs []toolRef
 		// Turns are distinct message ids. A hash of each stands for it:
 		// a set of the ids themselves was a tenth of the plan's memory on
@@ -165,6 +204,31 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		seen    = map[uint64]bool{}
 		lastMsg string
 	)
+	// Rule 2 is applied as the transcript is read: every denied call but
+	// the most recent keepDenials goes, so the oldest of the queue goes as
+	// soon as keepDenials newer ones are known, and what removing it needed
+	// is freed. A transcript of denials would otherwise make the plan keep
+	// a few hundred bytes for each.
+	removeOldest := func() {
+		r := &results[queue[0]]
+		queue = queue[1:]
+		c := r.more.call
+		if c == nil {
+			// Its tool_use is not in this file: removing the result alone
+			// would leave a half pair, so both stay.
+			return
+		}
+		delete(denied, r.more.id)
+		p.removeBlock(c.line, c.uuid, c.parent, c.block, c.blocks)
+		p.removeBlock(r.line, r.more.uuid, r.more.parent, r.block, r.more.blocks)
+		p.charsGone += int64(c.chars + r.chars)
+		for _, rf := range c.refs {
+			p.dropLine(rf.line, rf.uuid, rf.parent)
+		}
+		goneIDs[r.more.id] = true
+		r.handled, r.more = true, nil
+		p.removed++
+	}
 	var read digest
 	err := transcript.Scan(io.TeeReader(r, &read), func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
@@ -182,14 +246,19 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			return nil
 		}
 		if e.Message == nil {
-			if e.UUID != "" {
-				ref := toolRef{line, strings.Clone(e.UUID), strings.Clone(e.ParentUUID)}
-				for _, id := range uniqueIDs(e.ToolUseID, e.ParentToolUseID) {
-					if c := open[id]; c != nil {
-						c.refs = append(c.refs, ref)
-					} else if c := denied[id]; c != nil {
-						c.refs = append(c.refs, ref)
-					}
+			if e.UUID == "" {
+				return nil
+			}
+			for _, id := range uniqueIDs(e.ToolUseID, e.ParentToolUseID) {
+				c := open[id]
+				if c == nil {
+					c = denied[id]
+				}
+				switch {
+				case goneIDs[id]:
+					p.dropLine(line, strings.Clone(e.UUID), strings.Clone(e.ParentUUID))
+				case c != nil:
+					c.refs = append(c.refs, toolRef{line, strings.Clone(e.UUID), c.same(e.ParentUUID)})
 				}
 			}
 			return nil
@@ -223,35 +292,44 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			switch b.Type {
 			case "tool_use":
 				c := &call{line: line, block: int32(b.Index), blocks: blocks, chars: int32(b.Chars), turn: int32(p.turns),
-					uuid: strings.Clone(e.UUID), parent: strings.Clone(e.ParentUUID)}
+					note: noNote, uuid: strings.Clone(e.UUID), parent: strings.Clone(e.ParentUUID)}
 				if b.Name == "Bash" {
 					if cmd := b.Input.Get("command"); cmd.Type == gjson.String {
-						c.note = glanceNote(cmd.Str)
+						c.note = p.glanceNote(cmd.Str)
 					}
 				}
 				open[strings.Clone(b.ID)] = c
 			case "tool_result":
-				r := &result{line: line, block: int32(b.Index), blocks: blocks, chars: int32(b.Chars), single: trs == 1, textOnly: textOnly(b)}
+				r := result{line: line, block: int32(b.Index), chars: int32(b.Chars), note: noNote, single: trs == 1, textOnly: textOnly(b)}
 				if trs == 1 {
 					r.denial = denialOf(e.ToolDenialKind)
 				}
 				c := open[b.ToolUseID]
 				delete(open, b.ToolUseID)
-				if c != nil && c.note != "" {
+				if c != nil && c.note != noNote {
 					r.note, r.turn = c.note, c.turn
 				}
 				large := o.trim && r.textOnly && int(r.chars) >= o.trimMin
-				if r.denial == denialRule || large {
-					r.more = &more{id: strings.Clone(b.ToolUseID)}
+				if r.denial == deniedByRule || large {
+					r.more = &more{id: strings.Clone(b.ToolUseID), blocks: blocks}
 				}
-				if r.denial == denialRule {
-					r.more.uuid, r.more.parent, r.more.call = strings.Clone(e.UUID), strings.Clone(e.ParentUUID), c
+				if r.denial == deniedByRule {
+					r.more.uuid, r.more.call = strings.Clone(e.UUID), c
 					if c != nil {
+						r.more.parent = c.same(e.ParentUUID)
 						denied[r.more.id] = c
+					} else {
+						r.more.parent = strings.Clone(e.ParentUUID)
 					}
 				}
-				if r.denial != "" || r.note != "" || large {
+				if r.denial != notDenied || r.note != noNote || large {
 					results = append(results, r)
+				}
+				if r.denial == deniedByRule {
+					p.deniedSeen++
+					if queue = append(queue, len(results)-1); len(queue) > o.keepDenials {
+						removeOldest()
+					}
 				}
 			}
 		}
@@ -295,49 +373,25 @@ func uniqueIDs(a, b string) []string {
 	return []string{a, b}
 }
 
-// denialOf is kind as one of the denial constants, "" for any other: the
-// plan keeps no view of the line.
-func denialOf(kind string) string {
-	for _, k := range []string{denialRule, denialInterrupted, denialCancelled} {
-		if kind == k {
-			return k
-		}
+// denialOf is what toolDenialKind kind means to the rules.
+func denialOf(kind string) denial {
+	switch kind {
+	case denialRule:
+		return deniedByRule
+	case denialInterrupted, denialCancelled:
+		return neverRan
 	}
-	return ""
+	return notDenied
 }
 
 // decide applies the rules in order of precedence: a denied call goes
-// whole, an interrupted result gets the interruption note, a glance result
-// expires, and only what is left may be trimmed.
-func (p *plan) decide(o options, results []*result) {
-	// Rule 2: denied calls, the most recent keepDenials kept.
-	var denied []*result
-	for _, r := range results {
-		if r.denial == denialRule {
-			denied = append(denied, r)
-		}
-	}
-	p.deniedSeen = len(denied)
-	for _, r := range older(denied, o.keepDenials) {
-		c := r.more.call
-		if c == nil {
-			// Its tool_use is not in this file: removing the result alone
-			// would leave a half pair, so both stay.
-			continue
-		}
-		p.removeBlock(c.line, c.uuid, c.parent, c.block, c.blocks)
-		p.removeBlock(r.line, r.more.uuid, r.more.parent, r.block, r.blocks)
-		p.charsGone += int64(c.chars + r.chars)
-		for _, rf := range c.refs {
-			p.dropLine(rf.line, rf.uuid, rf.parent)
-		}
-		r.handled = true
-		p.removed++
-	}
-
+// whole (rule 2, done as buildPlan reads), an interrupted result gets the
+// interruption note, a glance result expires, and only what is left may be
+// trimmed.
+func (p *plan) decide(o options, results []result) {
 	// Rule 3: results an interruption left behind.
-	for _, r := range results {
-		if !r.handled && (r.denial == denialInterrupted || r.denial == denialCancelled) {
+	for i := range results {
+		if r := &results[i]; !r.handled && r.denial == neverRan {
 			p.replace(r, edit{kind: noteInterrupted})
 			r.handled = true
 			p.interrupted++
@@ -346,8 +400,8 @@ func (p *plan) decide(o options, results []*result) {
 
 	// Rule 1: glance results but the most recent keepRecent expire.
 	var glances []*result
-	for _, r := range results {
-		if r.note != "" && !r.handled {
+	for i := range results {
+		if r := &results[i]; r.note != noNote && !r.handled {
 			glances = append(glances, r)
 		}
 	}
@@ -363,26 +417,35 @@ func (p *plan) decide(o options, results []*result) {
 		return
 	}
 	var large []*result
-	for _, r := range results {
-		if !r.handled && r.textOnly && int(r.chars) >= o.trimMin {
+	for i := range results {
+		if r := &results[i]; !r.handled && r.textOnly && int(r.chars) >= o.trimMin {
 			large = append(large, r)
 		}
 	}
 	p.largeSeen = len(large)
 	for _, r := range older(large, o.trimKeep) {
-		p.replace(r, edit{kind: trimBody, text: "prune-" + safeName(r.more.id)})
+		p.hints = append(p.hints, "prune-"+safeName(r.more.id))
+		p.replace(r, edit{kind: trimBody, text: int32(len(p.hints) - 1)})
 		p.trimmed++
 	}
 }
 
-// glanceNote is cmd as an expiry note quotes it (noteCommand) when cmd is a
-// glance, else "".
-func glanceNote(cmd string) string {
+// glanceNote is the index in p.notes of cmd as an expiry note quotes it
+// (noteCommand) when cmd is a glance, else noNote.
+func (p *plan) glanceNote(cmd string) int32 {
 	if !ephemeral.IsEphemeral(cmd) {
-		return ""
+		return noNote
 	}
-	// A copy: noteCommand may return cmd itself, a view of the line.
-	return strings.Clone(noteCommand(cmd))
+	note := noteCommand(cmd)
+	i, ok := p.noteOf[note]
+	if !ok {
+		// A copy: noteCommand may return cmd itself, a view of the line.
+		note = strings.Clone(note)
+		i = int32(len(p.notes))
+		p.notes = append(p.notes, note)
+		p.noteOf[note] = i
+	}
+	return i
 }
 
 // older returns all of rs but the last keep.
@@ -401,10 +464,14 @@ func (p *plan) replace(r *result, e edit) {
 
 // removeBlock drops one block of a line, and the line when no block is left.
 func (p *plan) removeBlock(line int32, uuid, parent string, block, blocks int32) {
-	p.edits = append(p.edits, edit{line: line, block: block, kind: removeBlock})
-	if p.removedBlocks[line]++; p.removedBlocks[line] >= blocks {
+	n := p.removedBlocks[line] + 1
+	if n >= blocks {
+		delete(p.removedBlocks, line)
 		p.dropLine(line, uuid, parent)
+		return
 	}
+	p.removedBlocks[line] = n
+	p.edits = append(p.edits, edit{line: line, block: block, kind: removeBlock})
 }
 
 func (p *plan) dropLine(line int32, uuid, parent string) {
@@ -415,16 +482,38 @@ func (p *plan) dropLine(line int32, uuid, parent string) {
 }
 
 // resolve maps a uuid to itself, or, if its entry was dropped, to the
-// nearest ancestor that stays ("" for none: the child becomes a root).
+// nearest ancestor that stays ("" for none: the child becomes a root, as
+// for a cycle among dropped entries). Answers are kept, so that a chain is
+// walked once however many entries name it: walking it for each, a
+// transcript whose dropped entries form long chains or cycles took time in
+// the square of their number.
 func (p *plan) resolve(uuid string) string {
-	for range len(p.dropped) + 1 {
+	var path []string
+	seen := map[string]bool{}
+	for {
 		parent, gone := p.dropped[uuid]
 		if !gone {
-			return uuid
+			break
 		}
+		if to, ok := p.resolved[uuid]; ok {
+			uuid = to
+			break
+		}
+		if seen[uuid] {
+			uuid = ""
+			break
+		}
+		seen[uuid] = true
+		path = append(path, uuid)
 		uuid = parent
 	}
-	return "" // a cycle among dropped entries: the child becomes a root
+	if p.resolved == nil {
+		p.resolved = map[string]string{}
+	}
+	for _, u := range path {
+		p.resolved[u] = uuid
+	}
+	return uuid
 }
 
 func textOnly(b transcript.Block) bool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,7 +33,11 @@ type rewriter struct {
 	// the fork cannot be written: they would only copy results of a fork
 	// that does not exist.
 	spilled []string
-	scratch []byte // the line being rewritten, kept for its capacity
+	// list is the fork's spill list (leftovers.go), opened at the first
+	// spill file.
+	list     string
+	listFile *os.File
+	scratch  []byte // the line being rewritten, kept for its capacity
 }
 
 // writeBufferSize batches the fork into large writes.
@@ -115,9 +120,9 @@ func (rw *rewriter) line(raw []byte, edits []edit, far bool) ([]byte, error) {
 		case noteInterrupted:
 			text = interruptedNote
 		case noteExpired:
-			text = expiredNote(e.text, int(e.turnsAgo))
+			text = expiredNote(rw.p.notes[e.text], int(e.turnsAgo))
 		case trimBody:
-			if text, err = rw.spill(bodyText(gjson.GetBytes(out, path)), e.text); err != nil {
+			if text, err = rw.spill(bodyText(gjson.GetBytes(out, path)), rw.p.hints[e.text]); err != nil {
 				return nil, err
 			}
 		}
@@ -239,6 +244,9 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 		if err := spill.Prepare(rw.p.spillDir); err != nil {
 			return "", err
 		}
+		if err := rw.listSpill(rw.p.spillDir + string(filepath.Separator)); err != nil {
+			return "", err
+		}
 		rw.prepared = true
 	}
 	write := spill.WriteUnsynced
@@ -253,7 +261,34 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 		return "", err
 	}
 	rw.spilled = append(rw.spilled, f.Path)
+	if err := rw.listSpill(f.Path); err != nil {
+		return "", err
+	}
 	return f.Text(), nil
+}
+
+// listSpill adds path to the fork's spill list, which a later run reads if
+// this one is killed before the fork is whole: first the spill folder (for
+// the temporary file of a spill file cut short), then each spill file as
+// soon as it is written.
+func (rw *rewriter) listSpill(path string) error {
+	if rw.listFile == nil {
+		f, err := os.OpenFile(rw.list, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		rw.listFile = f
+	}
+	_, err := io.WriteString(rw.listFile, path+"\n")
+	return err
+}
+
+// closeList closes the spill list, if one was opened.
+func (rw *rewriter) closeList() error {
+	if rw.listFile == nil {
+		return nil
+	}
+	return rw.listFile.Close()
 }
 
 // dryPointer is the pointer a spill of body would give, without the file.
