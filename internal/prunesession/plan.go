@@ -201,7 +201,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		// a transcript of small lines. The seed is random, so that no
 		// transcript can be written to make two ids collide.
 		seed    = maphash.MakeSeed()
-		seen    = map[uint64]bool{}
+		seen    = map[uint64]struct{}{}
 		lastMsg string
 	)
 	// Rule 2 is applied as the transcript is read: every denied call but
@@ -276,8 +276,9 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		// only asked when the id changes.
 		if id := e.Message.ID; e.Type == "assistant" && id != "" && id != lastMsg {
 			lastMsg = id
-			if h := maphash.String(seed, id); !seen[h] {
-				seen[h] = true
+			h := maphash.String(seed, id)
+			if _, ok := seen[h]; !ok {
+				seen[h] = struct{}{}
 				p.turns++
 			}
 		}
