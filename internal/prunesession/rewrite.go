@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -196,7 +195,7 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	if v.Type != gjson.String {
 		return out, nil
 	}
-	if len(oldID) == len(newID) && v.Raw == strconv.Quote(oldID) && v.Index > 0 {
+	if len(oldID) == len(newID) && len(v.Raw) == len(oldID)+2 && v.Raw[1:len(v.Raw)-1] == oldID && v.Index > 0 {
 		copy(out[v.Index+1:], newID)
 		return out, nil
 	}
