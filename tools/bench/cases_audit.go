@@ -51,12 +51,7 @@ func init() {
 				BaselineName: "cat",
 			})
 		}
-		for _, g := range []struct {
-			name   string
-			size   int
-			target string
-			runs   int
-		}{{"4 MB", grownBytes, "≤ 50 ms", 31}, {"50 MB", longBytes, "(a very long session)", 11}} {
+		for _, g := range grownCases {
 			register(Case{
 				Name:   "context-audit: real transcripts grown to " + g.name + ", with subagents",
 				Tool:   "context-audit",

@@ -40,6 +40,14 @@ const (
 	longBytes  = 50 << 20
 )
 
+// grownCases are the grown transcripts' cases.
+var grownCases = []struct {
+	name   string
+	size   int
+	target string
+	runs   int
+}{{"4 MB", grownBytes, "≤ 50 ms", 31}, {"50 MB", longBytes, "(a very long session)", 11}}
+
 // pruneTranscriptBytes is the size of the stress case.
 const pruneTranscriptBytes = 200 << 20
 
@@ -71,12 +79,7 @@ func init() {
 				BaselineName: "cp",
 			})
 		}
-		for _, g := range []struct {
-			name   string
-			size   int
-			target string
-			runs   int
-		}{{"4 MB", grownBytes, "≤ 50 ms", 31}, {"50 MB", longBytes, "(a very long session)", 11}} {
+		for _, g := range grownCases {
 			register(Case{
 				Name:         "prune-session: real transcripts grown to " + g.name,
 				Tool:         "prune-session",
