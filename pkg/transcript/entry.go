@@ -145,8 +145,8 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
 
 // parse is Parse on ln, whose tape it reuses: Scan parses every line of a
-// transcript on one, and a tape grown anew for each line was a fifth of
-// context-audit's time (docs/BENCHMARKS.md).
+// transcript on one; a tape grown anew for each line made context-audit
+// and prune-session 1.1 to 1.4 times as slow (docs/BENCHMARKS.md).
 func (ln *line) parse(raw []byte) (*Entry, error) {
 	// One copy of the line, which every string of the entry is a view of:
 	// they stay valid whatever happens to raw.

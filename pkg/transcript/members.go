@@ -14,8 +14,8 @@ import (
 // holds. The walks below then go from value to value on the tape, and a
 // value becomes a gjson.Result only when Parse asks for it. gjson alone
 // (Valid, then ForEach at each level) reads a line's bodies five or six
-// times: measured on real transcripts, Parse took 2.5 to 3 times as long,
-// and context-audit and prune-session 1.3 to 2.4 times as long as a whole
+// times: measured on real transcripts and ones grown to 4 and 50 MB,
+// prune-session and context-audit took 1.4 to 2.2 times as long with it
 // (docs/BENCHMARKS.md, "prune-session and context-audit").
 //
 // A line whose tape would be too large (jsonscan.MaxVals) is checked with
