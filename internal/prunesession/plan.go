@@ -44,8 +44,9 @@ type options struct {
 // The plan keeps little per line, so that its memory stays well below the
 // transcript's whatever the transcript's shape: a call is kept only until
 // its result is read (unless it is denied), and a result only when a rule
-// may act on it. Line numbers and counts are int32: a line is at least a
-// few bytes, and transcript.MaxLineBytes bounds none of them anyway.
+// may act on it. Line numbers and counts are int32: 2^31 lines would make
+// a transcript of tens of gigabytes, and transcript.MaxLineBytes bounds a
+// block's characters.
 
 // call is a main-thread tool_use whose result has not been read yet, or
 // whose result was denied.
