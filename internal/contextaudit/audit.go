@@ -169,7 +169,7 @@ func (th *thread) assistant(e *transcript.Entry) {
 	// new message.id starts a turn; memory stays constant however long the
 	// transcript. A synthetic API-error entry is no response of the model.
 	if !e.IsAPIError && (m.ID == "" || m.ID != th.lastMsg) {
-		th.lastMsg = m.ID
+		th.lastMsg = strings.Clone(m.ID) // a view of the line
 		th.t.Turns++
 		th.usage(m.Usage)
 	}

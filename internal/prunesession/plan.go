@@ -276,7 +276,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		// The entries of one response come one after another: the set is
 		// only asked when the id changes.
 		if id := e.Message.ID; e.Type == "assistant" && id != "" && id != lastMsg {
-			lastMsg = id
+			lastMsg = strings.Clone(id)
 			h := maphash.String(seed, id)
 			if _, ok := seen[h]; !ok {
 				seen[h] = struct{}{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -13,10 +14,9 @@ import (
 )
 
 // Entry is what flower reads from one transcript line. Raw is the line as
-// Parse was given it, not copied. The string fields and the gjson results
-// are views of one copy of the line that Parse makes: they stay valid, but
-// keeping any of them keeps that copy in memory, so a reader that keeps
-// strings from many lines clones them (strings.Clone).
+// Parse was given it, and the string fields and gjson results are views of
+// it, not copies: they are valid as long as Raw's bytes are (with Scan,
+// until fn returns). A reader clones what it keeps (strings.Clone).
 type Entry struct {
 	Raw  []byte
 	Type string // user, assistant, system, attachment, progress, last-prompt, …
@@ -148,9 +148,10 @@ func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
 // transcript on one; a tape grown anew for each line made context-audit
 // and prune-session 1.1 to 1.4 times as slow (docs/BENCHMARKS.md).
 func (ln *line) parse(raw []byte) (*Entry, error) {
-	// One copy of the line, which every string of the entry is a view of:
-	// they stay valid whatever happens to raw.
-	ln.s = string(raw)
+	// A view, not a copy: a copy of every line (every line of a 50 MB
+	// transcript is 50 MB of garbage) made context-audit and prune-session
+	// 1.15 to 1.33 times as slow (docs/BENCHMARKS.md).
+	ln.s = unsafe.String(unsafe.SliceData(raw), len(raw))
 	var root value
 	switch ln.Scan(ln.s) {
 	case jsonscan.ScanNotUTF8:

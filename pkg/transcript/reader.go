@@ -111,7 +111,8 @@ func (r *Reader) Offset() int64 { return r.offset }
 func trimEOL(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }
 
 // Scan reads every line of r and calls fn for each, in order, with the
-// entry Parse made of it or the error (a *LineError) the line gave: a
+// entry Parse made of it (its strings are views of the line: fn clones what
+// it keeps) or the error (a *LineError) the line gave: a
 // reader that counts bad lines goes on, one that refuses them returns the
 // error. When fn returns an error Scan stops and returns it; an error
 // reading r is returned too. Memory stays bounded by the longest line.
