@@ -1,0 +1,326 @@
+package ephemeral
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Extra is an entry a user adds to the glance table (docker ps, kubectl
+// get), or, with MainThread, a hands-on command the main thread may run
+// itself (make test). A line that names it is read by the same parser and
+// passes the same checks as any other (no substitution, expansion,
+// redirection to a file, device, network name, control character, …); the
+// entry only says which words may follow the command's name. What it
+// cannot do is decided when the entry is made (NewGlances): name a shell,
+// an interpreter, a command that runs another (env, xargs, sudo), a shell
+// builtin or keyword, or, as a glance, a command that writes or one on the
+// built-in table (whose rules stay as they are).
+type Extra struct {
+	// Command is the command's name and the words that must follow it, as
+	// written, separated by spaces: "docker ps", "make -n", "gh pr view".
+	Command string
+	// Options are the only options allowed after those words, spelled as
+	// glance-check --list spells them: "-a", "-n X" (a value, attached or
+	// the next word), "--all", "--format=X" (a value after = or as the
+	// next word), "--color[=X]" (an optional attached value).
+	Options []string
+	// Operands is the most operands allowed after Command's words; -1 for
+	// any number.
+	Operands int
+	// MainThread makes the entry a hands-on command: the main thread may run
+	// it, and its result is not a glance (prune-session never expires it).
+	MainThread bool
+	// Source says where the entry comes from, for reasons ("user file").
+	Source string
+}
+
+// Glances is the glance table with the extra entries of a configuration.
+// The zero table (a nil *Glances) is the built-in table alone: Classify and
+// IsEphemeral are its methods.
+type Glances struct {
+	extras map[string][]*extra // by command name
+	all    []*extra            // in the order given
+}
+
+// extra is an Extra made ready to match.
+type extra struct {
+	Extra
+	words []string // Command split at spaces; words[0] is the name
+	allow *options
+}
+
+// builtin is the table without extras.
+var builtin *Glances
+
+// extraNever are the refusals no extra entry may name, of either kind:
+// through them a line runs other code than the words show (a shell, an
+// interpreter, env, xargs, eval), never ends, or changes the shell.
+// The writers among the refusals may be hands-on entries, and go either.
+var extraNever = []string{"runs another command",
+	"a programming language: its script can write files and run commands",
+	"interactive or never ends", "changes the shell or other processes"}
+
+// writersWhy is the refusal of the commands that write or remove files:
+// never a glance, but a hands-on entry may name them (git commit is one).
+const writersWhy = "writes or removes files"
+
+// shellWords are bash's builtins and keywords (bash 5.2, compgen -b and
+// compgen -k). No extra entry may name one: bash runs its own, whatever
+// program of that name lies on the PATH, and several run other code
+// (command, builtin, eval, exec, source, trap) or change the shell.
+var shellWords = strings.Fields(`. : [ alias bg bind break builtin caller cd command compgen
+	complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg
+	getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read
+	readarray readonly return set shift shopt source suspend test times trap true type typeset
+	ulimit umask unalias unset wait if then else elif fi case esac for select while until do
+	done in function time { } ! [[ ]] coproc`)
+
+// Shapes of an entry's words. A name is looked up on the PATH, so it holds
+// no slash; the other words are compared with what the shell passes, and
+// hold no character the shell would read as anything but itself.
+var (
+	extraName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]*$`)
+	extraWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+,=-]+$`)
+	// optionSpec is one spelling of Extra.Options: -x, -x VALUE, --name,
+	// --name=VALUE, --name VALUE, --name[=VALUE].
+	optionSpec = regexp.MustCompile(`^(?:-([A-Za-z0-9])(?: [A-Za-z0-9_-]+)?|--([A-Za-z0-9][A-Za-z0-9-]*)(?:(?:=| )[A-Za-z0-9_-]+|\[=[A-Za-z0-9_-]+\])?)$`)
+)
+
+// maxExtraWords bounds the words of an entry's Command; maxExtras the
+// entries of one table. A configuration holds a few dozen.
+const (
+	maxExtraWords = 8
+	maxExtras     = 1000
+)
+
+// NewGlances returns the built-in table with extras added. An entry that
+// may not be made is an error naming it (its index and Command), and no
+// table is returned: a configuration either holds or is refused whole.
+func NewGlances(extras []Extra) (*Glances, error) {
+	if len(extras) == 0 {
+		return builtin, nil
+	}
+	if len(extras) > maxExtras {
+		return nil, fmt.Errorf("%d extra entries, at most %d", len(extras), maxExtras)
+	}
+	g := &Glances{extras: map[string][]*extra{}}
+	for i, e := range extras {
+		x, err := newExtra(e)
+		if err != nil {
+			return nil, &ExtraError{Index: i, Command: e.Command, Err: err}
+		}
+		g.extras[x.words[0]] = append(g.extras[x.words[0]], x)
+		g.all = append(g.all, x)
+	}
+	return g, nil
+}
+
+// ExtraError is why one entry given to NewGlances may not be made.
+type ExtraError struct {
+	Index   int
+	Command string
+	Err     error
+}
+
+func (e *ExtraError) Error() string { return fmt.Sprintf("%q: %v", e.Command, e.Err) }
+func (e *ExtraError) Unwrap() error { return e.Err }
+
+// CheckExtra says why e may not be an entry, or nil.
+func CheckExtra(e Extra) error {
+	_, err := newExtra(e)
+	return err
+}
+
+func newExtra(e Extra) (*extra, error) {
+	words := strings.Split(e.Command, " ")
+	switch {
+	case e.Command == "":
+		return nil, errors.New("no command")
+	case len(words) > maxExtraWords:
+		return nil, fmt.Errorf("more than %d words", maxExtraWords)
+	case !extraName.MatchString(words[0]):
+		return nil, fmt.Errorf("command name %q is not a plain name (letters, digits, and . _ + - after the first; no slash, no spaces around it)", words[0])
+	case e.Operands < -1:
+		return nil, fmt.Errorf("operands is %d, want 0 or more", e.Operands)
+	}
+	for _, w := range words[1:] {
+		if !extraWord.MatchString(w) {
+			return nil, fmt.Errorf("word %q holds a character the shell gives a meaning, or is empty (one space between words)", w)
+		}
+	}
+	name := words[0]
+	if slices.Contains(shellWords, name) {
+		return nil, fmt.Errorf("%s is a shell builtin or keyword: bash runs its own, not a program", name)
+	}
+	if why, refused := refusedWhy()[name]; refused {
+		switch {
+		case slices.Contains(extraNever, why):
+			return nil, fmt.Errorf("%s %s: no entry may name it", name, why)
+		case why == writersWhy && !e.MainThread:
+			return nil, fmt.Errorf("%s %s: it cannot be a glance (a hands-on entry, main-thread, may name it)", name, why)
+		}
+	}
+	if _, onTable := lookup()[name]; onTable && !e.MainThread {
+		return nil, fmt.Errorf("%s is on the built-in glance table, whose rules an entry does not change", name)
+	}
+	x := &extra{Extra: e, words: words, allow: &options{}}
+	for _, spec := range e.Options {
+		if err := x.allow.add(spec); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// add puts one spelling of Extra.Options on the allowlist.
+func (o *options) add(spec string) error {
+	m := optionSpec.FindStringSubmatch(spec)
+	if m == nil {
+		return fmt.Errorf("option %q: spell it -x, -x VALUE, --name, --name=VALUE or --name[=VALUE]", spec)
+	}
+	short, long := m[1], m[2]
+	value := strings.ContainsAny(spec, " =")
+	switch {
+	case short != "" && value:
+		o.shortArg += short
+	case short != "":
+		o.short += short
+	case strings.Contains(spec, "[="):
+		o.longOpt = append(o.longOpt, long)
+	case value:
+		o.longArg = append(o.longArg, long)
+	default:
+		o.long = append(o.long, long)
+	}
+	return nil
+}
+
+// Classify decides whether cmd, a bash command line, is a glance (see the
+// package function Classify), with g's extra entries on the table; the
+// verdict also says whether the main thread may run it (MainThread).
+func (g *Glances) Classify(cmd string) Verdict {
+	if why := unvouched(cmd); why != "" {
+		return Verdict{Reason: why}
+	}
+	f, err := parse(cmd)
+	if err != nil {
+		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
+	}
+	if why := commentsWhy(f, cmd); why != "" {
+		return Verdict{Reason: why}
+	}
+	c := classifier{r: resolver{src: cmd}, g: g}
+	for _, s := range f.Stmts {
+		c.stmt(s)
+	}
+	return c.verdict()
+}
+
+// IsEphemeral reports whether cmd is a glance with g's extra entries on the
+// table: g.Classify(cmd).Glance, answered without the parser when the first
+// word already rules a glance out.
+func (g *Glances) IsEphemeral(cmd string) bool { return g.mayBeGlance(cmd) && g.Classify(cmd).Glance }
+
+// named returns the extra entries for a command name.
+func (g *Glances) named(name string) []*extra {
+	if g == nil {
+		return nil
+	}
+	return g.extras[name]
+}
+
+// extraCall checks a simple command named by extra entries: the first one
+// whose words lead the arguments and whose options and operands they
+// pass decides. It returns the segment's reason and whether it is a
+// hands-on command, or why not: why no entry admits it when an entry's
+// words lead, else "".
+func (c *classifier) extraCall(name string, es []*extra, args []arg) (label, why string, mainThread bool) {
+	if c.cdSeen {
+		return "", name + " after cd may run in another folder, with that folder's configuration", false
+	}
+	for _, a := range args {
+		switch {
+		case a.brace:
+			return "", name + ": " + a.src + " may brace-expand into words the classifier never sees", false
+		case a.mayBeOption():
+			return "", name + ": glob " + a.src + " may expand to an option", false
+		}
+	}
+	for _, e := range es {
+		w, ok := e.admits(args)
+		switch {
+		case ok && e.MainThread:
+			return e.Command + ": a hands-on command the main thread may run (" + e.Source + "), not a glance", "", true
+		case ok:
+			return e.Command + ": extra glance (" + e.Source + ")", "", false
+		case why == "":
+			why = w
+		}
+	}
+	return "", why, false
+}
+
+// admits reports whether args (the words after the name) pass e; when they
+// lead with e's words but fail its rules, it also says why.
+func (e *extra) admits(args []arg) (string, bool) {
+	lead := e.words[1:]
+	if len(args) < len(lead) {
+		return "", false
+	}
+	for i, w := range lead {
+		if args[i].glob || args[i].value != w {
+			return "", false
+		}
+	}
+	operands, _, bad := e.allow.scan(args[len(lead):])
+	switch {
+	case bad != "":
+		return e.Command + " option " + bad + " is not on its entry (" + e.Source + ")", false
+	case e.Operands >= 0 && len(operands) > e.Operands:
+		return e.Command + " " + operands[e.Operands].src + ": more operands than its entry allows (" + strconv.Itoa(e.Operands) + ")", false
+	}
+	if e.Operands >= 0 {
+		for _, a := range operands {
+			if a.glob {
+				return e.Command + ": glob " + a.src + " may expand to more operands than its entry allows", false
+			}
+		}
+	}
+	return "", true
+}
+
+func entryNames(es []*extra) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Command
+	}
+	return strings.Join(names, ", ")
+}
+
+// Table returns the glance table as Table does, followed by g's extra
+// entries in the order given.
+func (g *Glances) Table() []Entry {
+	out := Table()
+	if g == nil {
+		return out
+	}
+	for _, e := range g.all {
+		about := "extra glance (" + e.Source + ")"
+		if e.MainThread {
+			about = "hands-on, the main thread may run it (" + e.Source + "); not a glance"
+		}
+		rules := rulesOf(nil, e.allow, 0, "")
+		switch {
+		case e.Operands == 0:
+			rules = append(rules, "no operands")
+		case e.Operands > 0:
+			rules = append(rules, "at most "+strconv.Itoa(e.Operands)+" operand(s)")
+		}
+		out = append(out, Entry{Command: e.Command, Glance: !e.MainThread, MainThread: e.MainThread, Extra: true, About: about, Rules: rules})
+	}
+	return out
+}
