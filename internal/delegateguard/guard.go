@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 )
@@ -49,27 +51,41 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if c.Flags.NArg() > 0 {
 		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
 	}
-	guarded, err := parseTools(*tools)
-	if err != nil {
-		return c.Fail(err)
-	}
-
 	p, err := hook.ReadPayload(stdin)
 	if err != nil {
 		return c.Fail(err)
 	}
+	cfg := config.ForHook(c, p)
+	guarded, err := parseTools(*tools)
+	if err != nil {
+		return c.Fail(err)
+	}
 	tool := p.ToolName()
-	if p.Event() != "PreToolUse" || !p.IsMainThread() || !guarded[tool] {
+	if p.Event() != "PreToolUse" || !guarded[tool] {
 		return hook.ExitOK
 	}
-	if tool == "Bash" && !*noGlance {
+	log := decisionlog.New(cfg.Log(), c, p)
+	switch {
+	case !cfg.Enabled(name):
+		log.Record("off", "delegate-guard.enabled is false ("+cfg.Value("delegate-guard.enabled").From+")", decisionlog.Sizes{})
+		return hook.ExitOK
+	case !p.IsMainThread():
+		log.Record("pass", "a subagent's call", decisionlog.Sizes{})
+		return hook.ExitOK
+	}
+	why := tool + " on the main thread"
+	if tool == "Bash" {
 		cmd, ok, err := p.ToolInputString("command")
 		if err != nil {
 			return c.Fail(err)
 		}
-		if ok && ephemeral.IsEphemeral(cmd) {
+		handsOn := len(cfg.Value("delegate-guard.main-thread").Extras) > 0
+		pass, reason := letThrough(cfg.Glances(), cmd, !*noGlance, handsOn, log != nil)
+		if ok && pass {
+			log.Record("pass", reason, decisionlog.Sizes{})
 			return hook.ExitOK
 		}
+		why = reason
 	}
 	artifacts := filepath.Join(hook.WorkbenchDirName, "artifacts")
 	if root, err := hook.WorkbenchRoot(*wb, p.Cwd()); err == nil {
@@ -78,7 +94,30 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if _, err := hook.Decision("deny", reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
 		return c.Fail(err)
 	}
+	log.Record("deny", why, decisionlog.Sizes{})
 	return hook.ExitOK
+}
+
+// letThrough reports whether the main thread may run cmd: a glance (when
+// glance is set), or a line the configuration's hands-on entries and
+// glances let through. The reason is the classifier's, when explain asks
+// for it or the line passed through a hands-on entry. Without hands-on
+// entries and without explain, a line whose first word rules a glance out
+// is answered without the parser.
+func letThrough(g *ephemeral.Glances, cmd string, glance, handsOn, explain bool) (bool, string) {
+	if !handsOn && !explain {
+		return glance && g.IsEphemeral(cmd), ""
+	}
+	v := g.Classify(cmd)
+	if glance {
+		return v.MainThread, v.Reason
+	}
+	for _, s := range v.Segments {
+		if !s.MainThread {
+			return false, "delegate-guard.glance is false: " + s.Reason
+		}
+	}
+	return len(v.Segments) > 0, v.Reason
 }
 
 // reason is the denial text. It stays in the main context for good, so it is

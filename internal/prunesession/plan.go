@@ -39,6 +39,9 @@ type options struct {
 	trimKeep    int    // large bodies kept verbatim
 	spillDir    string // "" means <session cwd>/.flower/spill
 	sync        bool   // fsync what is written
+	// glances is the glance table with the configuration's extra entries:
+	// the one delegate-guard lets through on the session's project.
+	glances *ephemeral.Glances
 }
 
 // call is a tool_use seen in pass one.
@@ -237,7 +240,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 				*c = call{line: n, uuid: keep.Copy(e.UUID), parent: keep.Copy(e.ParentUUID), block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
 				if b.Name == "Bash" {
 					if cmd := b.Input.Get("command"); cmd.Type == gjson.String {
-						c.cmd = glance.quoted(cmd.Str)
+						c.cmd = glance.quoted(o.glances, cmd.Str)
 					}
 				}
 				calls[keep.Copy(b.ID)] = c
@@ -415,7 +418,7 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// glances memoizes ephemeral.IsEphemeral: a session runs the same few
+// glances memoizes Glances.IsEphemeral: a session runs the same few
 // commands (git status, ls) again and again, and parsing each as shell was
 // measured at 7% of prune-session's CPU on the bench's 200 MB transcript,
 // all of it on the goroutine that builds the plan while the others parse.
@@ -428,20 +431,20 @@ const maxMemoCommand = 256
 
 // quoted returns cmd as an expiry note quotes it (noteCommand) when cmd is
 // a glance, else "".
-func (g glances) quoted(cmd string) string {
+func (g glances) quoted(t *ephemeral.Glances, cmd string) string {
 	if len(cmd) > maxMemoCommand {
-		return glanceNote(cmd)
+		return glanceNote(t, cmd)
 	}
 	q, ok := g[cmd]
 	if !ok {
-		q = glanceNote(cmd)
+		q = glanceNote(t, cmd)
 		g[strings.Clone(cmd)] = q
 	}
 	return q
 }
 
-func glanceNote(cmd string) string {
-	if !ephemeral.IsEphemeral(cmd) {
+func glanceNote(t *ephemeral.Glances, cmd string) string {
+	if !t.IsEphemeral(cmd) {
 		return ""
 	}
 	// A copy: cmd is a view of the line, whose buffer pass one reuses,

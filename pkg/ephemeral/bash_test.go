@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	if cfg := os.Getenv(sandboxEnv); cfg != "" {
 		sandboxMain(cfg)
 	}
+	// The machine's flower configuration stays out of the commands the
+	// tests run in-process (sides_test.go).
+	os.Setenv("XDG_CONFIG_HOME", "/nonexistent/flower-tests")
 	os.Exit(m.Run())
 }
 
