@@ -22,7 +22,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
@@ -99,8 +98,10 @@ func printConfig(w io.Writer, cfg *config.Config) error {
 	fmt.Fprintf(&b, "project folder  %s\n", cfg.Dir)
 	fmt.Fprintf(&b, "user file       %s\n", fileState(cfg.User, false))
 	fmt.Fprintf(&b, "project file    %s\n\n", fileState(cfg.Project, true))
-	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "key\tvalue\tfrom")
+	keyWidth := 0
+	for _, k := range config.Keys() {
+		keyWidth = max(keyWidth, len(k.Name))
+	}
 	for _, k := range config.Keys() {
 		v := cfg.Value(k.Name)
 		from := v.From
@@ -112,7 +113,7 @@ func printConfig(w io.Writer, cfg *config.Config) error {
 			if value == "" || value == "0 entries" {
 				value = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, value, from)
+			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, k.Name, value, from)
 			continue
 		}
 		for i, e := range v.Extras {
@@ -120,18 +121,18 @@ func printConfig(w io.Writer, cfg *config.Config) error {
 			if len(e.Options) > 0 {
 				desc += " [" + strings.Join(e.Options, " ") + "]"
 			}
-			if e.Operands >= 0 {
+			switch {
+			case e.Operands == 0:
+				desc += " (no operands)"
+			case e.Operands > 0:
 				desc += fmt.Sprintf(" (at most %d operands)", e.Operands)
 			}
 			label := k.Name
 			if i > 0 {
 				label = ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", label, desc, e.Source)
+			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, label, desc, e.Source)
 		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
 	}
 	if len(cfg.Ignored) > 0 {
 		b.WriteString("\nleft out of the project file:\n")
@@ -188,7 +189,7 @@ func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int 
 	}
 	switch {
 	case bad > 0:
-		fmt.Fprintf(c.Stderr, "%s: warning: %s: %d lines that are not decisions skipped\n", name, path, bad)
+		fmt.Fprintf(c.Stderr, "%s: warning: %s: %d line(s) that are not decisions skipped\n", name, path, bad)
 	case n == 0 && !cfg.Value("log.enabled").Bool:
 		fmt.Fprintf(c.Stderr, "%s: the decision log is off (log.enabled in the user file turns it on); %s holds no decision\n", name, path)
 	}

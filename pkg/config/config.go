@@ -189,6 +189,11 @@ func (c *Config) merge(user, project layer) error {
 	}
 	slices.SortStableFunc(c.Ignored, func(a, b Ignored) int { return a.Line - b.Line })
 	head, threshold := c.values["spill-guard.head"], c.values["spill-guard.threshold"]
+	if head.From == fromDefault && head.Int >= threshold.Int {
+		// A threshold set alone below the default head: the head
+		// shrinks with it, to the design's tenth.
+		head.Int, head.From = threshold.Int/10, "default (a tenth of spill-guard.threshold)"
+	}
 	if head.Int >= threshold.Int {
 		return fmt.Errorf("spill-guard.head %d is not below spill-guard.threshold %d (%s, %s)", head.Int, threshold.Int, head.From, threshold.From)
 	}

@@ -354,6 +354,7 @@ func TestProjectMayOnlyTighten(t *testing.T) {
 			"delegate-guard.tools", "Bash,Write,Edit,NotebookEdit,mcp__x__y <default, project file>"},
 		{"fewer tools", `{}`, `{"delegate-guard": {"tools": ["Bash"]}}`, "delegate-guard.tools", "Bash,Write,Edit,NotebookEdit <default>"},
 		{"threshold up", `{}`, `{"spill-guard": {"threshold": 100000}}`, "spill-guard.threshold", "100000 <project file>"},
+		{"threshold under the head", `{}`, `{"spill-guard": {"threshold": 300}}`, "spill-guard.head", "30 <default (a tenth of spill-guard.threshold)>"},
 		{"main-only", `{}`, `{"spill-guard": {"main-only": true}}`, "spill-guard.main-only", "true <project file>"},
 		{"workbench inside", `{}`, `{"workbench": "tools/wb"}`, "workbench", "$P/tools/wb <project file>"},
 		{"workbench absolute inside", `{}`, `{"workbench": "$P/wb"}`, "workbench", "$P/wb <project file>"},
@@ -386,6 +387,20 @@ func TestProjectMayOnlyTighten(t *testing.T) {
 				t.Error("a project file trusted itself")
 			}
 		})
+	}
+}
+
+// TestValuesThatClash: a project threshold below the user's head does not
+// hold together: the project file is the one ignored, the user's stays.
+func TestValuesThatClash(t *testing.T) {
+	s := newSandbox(t)
+	c := s.load(t, `{"spill-guard": {"head": 350}}`, `{"index-guard": {"max-entries": 3}, "spill-guard": {"threshold": 300}}`)
+	if c.User.Err != nil || c.Project.Err == nil || !strings.Contains(c.Project.Err.Error(), "spill-guard.head 350 is not below spill-guard.threshold 300") {
+		t.Fatalf("user %v, project %v", c.User.Err, c.Project.Err)
+	}
+	if c.Value("spill-guard.head").Int != 350 || c.Value("spill-guard.threshold").Int != 4000 || c.Value("index-guard.max-entries").Int != 40 {
+		t.Errorf("head %d, threshold %d, max-entries %d; want the user file's values over the defaults",
+			c.Value("spill-guard.head").Int, c.Value("spill-guard.threshold").Int, c.Value("index-guard.max-entries").Int)
 	}
 }
 
@@ -474,7 +489,7 @@ func TestBadFiles(t *testing.T) {
 		{"range", `{"spill-guard": {"threshold": 0}}`, "spill-guard.threshold is 0, want 1 to"},
 		{"huge", `{"index-guard": {"max-entries": 99999999999}}`, "want 0 to"},
 		{"negative", `{"prune-session": {"keep-recent": -1}}`, "want 0 to"},
-		{"head over threshold", `{"spill-guard": {"threshold": 300}}`, "spill-guard.head 400 is not below spill-guard.threshold 300"},
+		{"head over threshold", `{"spill-guard": {"threshold": 300, "head": 300}}`, "spill-guard.head 300 is not below spill-guard.threshold 300"},
 		{"tools empty", `{"delegate-guard": {"tools": []}}`, "delegate-guard.tools names no tool"},
 		{"tool name", `{"delegate-guard": {"tools": ["Bash,Write"]}}`, `"Bash,Write" is not a tool name`},
 		{"tools not strings", `{"delegate-guard": {"tools": [1]}}`, "holds a number, want strings"},

@@ -90,7 +90,7 @@ var keys = []*Key{
 		Doc: "characters a field may have before it is spilled"},
 	{Name: "spill-guard.head", kind: intKind, Default: "400", min: 0,
 		Flags: []string{"spill-guard --head"}, Rule: Free,
-		Doc: "characters kept after the pointer (below the threshold)"},
+		Doc: "characters kept after the pointer, below the threshold (default 400, or a tenth of a threshold set at 400 or less)"},
 	{Name: "spill-guard.main-only", kind: boolKind, Default: "false",
 		Flags: []string{"spill-guard --main-only"}, Rule: Free,
 		Doc: "spill main-thread results only"},

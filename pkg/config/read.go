@@ -94,6 +94,8 @@ func readCapped(f *os.File) ([]byte, error) {
 		return nil, err
 	}
 	switch {
+	case fi.IsDir():
+		return nil, errors.New("a folder, not a regular file")
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
 	case fi.Size() > MaxFileBytes:
