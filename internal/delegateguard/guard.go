@@ -9,7 +9,14 @@
 // permission checks and the user's settings still decide.
 //
 // Flags: --tools A,B,… the guarded tools; --no-glance to deny glances too;
-// --workbench DIR the workbench whose artifacts/ the reason names.
+// --workbench DIR the workbench whose artifacts/ the reason names. A flag
+// not given takes its key from the configuration (package config), which
+// may also switch the layer off (delegate-guard.enabled), add glance
+// entries, and name hands-on commands the main thread may run
+// (delegate-guard.main-thread): a line whose every command is a glance or
+// such a command passes. A configuration file that cannot be used is named
+// in one stderr line and the hook decides with the defaults. With the
+// decision log on, each decision on a guarded tool is recorded.
 //
 // Exit codes: 0 with a deny decision or nothing on stdout; 1 with one stderr
 // line when the payload or the flags are bad. Never 2.

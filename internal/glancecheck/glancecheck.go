@@ -11,6 +11,12 @@
 //	glance-check --list  prints the table: each command, what it does, and the
 //	                     rules for its options and operands. Exit 0.
 //
+// The table is the one delegate-guard uses in the folder glance-check runs
+// in ($CLAUDE_PROJECT_DIR, else the working folder): the built-in table
+// with the configuration's extra entries (package config). A hands-on
+// entry's segments are marked "main": the main thread may run them, but
+// they are not glances.
+//
 // A usage or input error exits 3 with one stderr line, so that it differs
 // from "not a glance" (1); never 2. --help and --version exit 0.
 //
