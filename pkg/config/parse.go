@@ -93,10 +93,14 @@ type parser struct {
 	out               layer
 }
 
-func (p *parser) fail(line int, msg string) error { return &FileError{Path: p.path, Line: line, Msg: msg} }
+func (p *parser) fail(line int, msg string) error {
+	return &FileError{Path: p.path, Line: line, Msg: msg}
+}
 
 // line is the line of the byte at offset.
-func (p *parser) line(offset int) int { return 1 + strings.Count(p.src[:min(offset, len(p.src))], "\n") }
+func (p *parser) line(offset int) int {
+	return 1 + strings.Count(p.src[:min(offset, len(p.src))], "\n")
+}
 
 // syntaxError is the error for a file that is not JSON, at the line
 // encoding/json finds the fault on.
