@@ -15,13 +15,17 @@ Usage: ./install.sh [--layers 1,2,3] [--prefix DIR] [--settings FILE | --project
        ./install.sh --uninstall [--prefix DIR] [--settings FILE | --project] [--dry-run]
 
 Builds static binaries of every command in cmd/ into PREFIX/bin, checks that
-each runs, and wires the hooks of the chosen layers into a Claude Code
-settings file with absolute paths to those binaries.
+each runs, puts the capture layer's script in PREFIX/share/flower, and wires
+the hooks of the chosen layers into a Claude Code settings file with absolute
+paths to those binaries.
 
   --layers LIST    layers wired after the run, comma-separated:
                      1  delegate-guard: the main thread delegates hands-on work
                      2  index-guard: the workbench index in every session and subagent
                      3  spill-guard: long tool results spilled to the workbench
+                     capture  opt-in, with 3: the whole output of every Bash
+                        call, failing or not, kept in the workbench (a bash
+                        script named by BASH_ENV runs before each call; README)
                    Entries of layers not listed are removed. Default: the layers
                    already wired, or 1,2,3 on a first install.
   --prefix DIR     install into DIR/bin (default $PREFIX, else ~/.local)
@@ -31,8 +35,10 @@ settings file with absolute paths to those binaries.
                    current directory (shared with everyone who clones it; for
                    yourself only, --settings .claude/settings.local.json)
   --dry-run        print what would change, change nothing
-  --uninstall      remove flower's hook entries from the settings file and its
-                   binaries from PREFIX/bin, nothing else (needs no Go)
+  --uninstall      remove flower's hook entries (and the capture layer's
+                   BASH_ENV) from the settings file, its binaries from
+                   PREFIX/bin and its script from PREFIX/share/flower, nothing
+                   else (needs no Go)
   -h, --help       this text
 
 Installing needs Go (go.mod names the version; an older go fetches it).
@@ -94,14 +100,20 @@ settings=$(tilde "$settings")
 # The layers are checked here, before anything is built.
 if [ -n "$layers" ]; then
 	$uninstall && die "--layers and --uninstall: --uninstall removes every layer"
+	spill=false capture=false
 	for l in $(printf '%s\n' "$layers" | tr ',' ' '); do
 		case $l in
-		1 | 2 | 3) ;;
+		1 | 2) ;;
+		3) spill=true ;;
+		capture) capture=true ;;
 		glance) die "--layers glance: the glance layer (glance-check --hook) was retired; flower no longer approves commands, Claude Code's own permission check decides" ;;
-		4) die "--layers 4: layer four is the prune-session command, not a hook; it is installed with every layer (known layers: 1,2,3)" ;;
-		*) die "--layers: unknown layer \"$l\" (known: 1,2,3)" ;;
+		4) die "--layers 4: layer four is the prune-session command, not a hook; it is installed with every layer (known layers: 1,2,3,capture)" ;;
+		*) die "--layers: unknown layer \"$l\" (known: 1,2,3,capture)" ;;
 		esac
 	done
+	if $capture && ! $spill; then
+		die "--layers $layers: the capture layer needs layer 3, whose spill-guard shows the model what it captured (use --layers 1,2,3,capture)"
+	fi
 fi
 
 here=$(pwd)
@@ -125,6 +137,10 @@ elif [ -z "$settings" ]; then
 fi
 settings=$(absolute "$settings")
 bindir=$(absolute "$prefix")/bin
+# The capture layer's script, named by BASH_ENV: beside bin/ as
+# flower-settings expects it (package capture, ScriptPath).
+sharedir=$(absolute "$prefix")/share/flower
+script=$sharedir/capture.bash
 
 # The commands are the folders of cmd/: the hooks and tools, and
 # flower-settings, which edits settings files for this script.
@@ -133,6 +149,9 @@ for d in "$src"/cmd/*/; do
 	names="$names $(basename "$d")"
 done
 case $names in *"*"*) die "no commands in $src/cmd" ;; esac
+
+# The first line of the capture script (internal/capture/capture.bash).
+script_head='# flower capture: keeps the whole output of every Bash call of Claude Code.'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flower-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -196,6 +215,16 @@ if $uninstall; then
 		$dry || rm -f "$f"
 		say "- $f"
 	done
+	# The script goes only if it is flower's: its first line says so.
+	if [ -f "$script" ] && [ ! -L "$script" ]; then
+		if [ "$(sed -n 1p "$script")" = "$script_head" ]; then
+			removed=$((removed + 1))
+			$dry || { rm -f "$script" && rmdir "$sharedir" 2>/dev/null; } || true
+			say "- $script"
+		else
+			say "  left alone: $script is not flower's capture script"
+		fi
+	fi
 	[ "$removed" -gt 0 ] || say "no flower binaries, nothing to remove"
 	if $dry; then say "dry run: nothing removed"; fi
 	exit 0
@@ -211,27 +240,35 @@ done
 # binary is installed. A dry run goes on: it prints the hooks to add by hand.
 $dry || settings_tool --check >/dev/null
 
-say "$bindir:"
+# put installs the built file $1 as $2 with mode $3 unless it is there
+# already, and says so. Copied beside, then renamed: a hook running the old
+# file right now keeps it, and no hook ever sees half a file.
 changed=0
-for name in $names; do
-	f=$bindir/$name
-	if cmp -s "$tmp/$name" "$f"; then
-		continue
+put() {
+	if cmp -s "$1" "$2"; then
+		return 1
 	fi
 	changed=$((changed + 1))
-	if $dry; then
-		say "+ $f"
-		continue
+	say "+ $2"
+	$dry && return 1
+	mkdir -p "$(dirname "$2")"
+	beside=$(dirname "$2")/.$(basename "$2").tmp.$$
+	cp "$1" "$beside"
+	chmod "$3" "$beside"
+	mv -f "$beside" "$2"
+}
+
+say "$bindir:"
+for name in $names; do
+	if put "$tmp/$name" "$bindir/$name" 755; then
+		is_flower "$bindir/$name" "$name" || die "$bindir/$name does not run after installing it"
 	fi
-	mkdir -p "$bindir"
-	# Copy beside, then rename: a hook running the old binary right now
-	# keeps it, and no hook ever sees half a file.
-	cp "$tmp/$name" "$bindir/.$name.tmp.$$"
-	chmod 755 "$bindir/.$name.tmp.$$"
-	mv -f "$bindir/.$name.tmp.$$" "$f"
-	is_flower "$f" "$name" || die "$f does not run after installing it"
-	say "+ $f"
 done
+# The capture script, written by the binary that embeds it, goes in as the
+# binaries do; settings name it only when the capture layer is wired.
+"$tmp/flower-settings" --print-capture-script >"$tmp/capture.bash" ||
+	die "the freshly built flower-settings cannot print the capture script"
+put "$tmp/capture.bash" "$script" 644 || true
 [ "$changed" -gt 0 ] || say "binaries up to date"
 
 if $dry; then

@@ -3,10 +3,12 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/internal/flowersettings"
 )
 
@@ -45,5 +47,18 @@ func TestFlowerSettingsRepoFiles(t *testing.T) {
 				t.Errorf("%s is not what the catalog generates; run go test ./tests -run TestFlowerSettingsRepoFiles -update (-want +got):\n%s", file, diff)
 			}
 		})
+	}
+}
+
+// TestFlowerSettingsPrintsCaptureScript: --print-capture-script prints the
+// script the capture layer's BASH_ENV names, as embedded, for an install by
+// hand (install.sh writes it with this flag).
+func TestFlowerSettingsPrintsCaptureScript(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := flowersettings.Main([]string{"--print-capture-script"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if stdout.String() != capture.Script {
+		t.Errorf("--print-capture-script printed %d bytes, not the %d of the script", stdout.Len(), len(capture.Script))
 	}
 }

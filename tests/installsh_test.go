@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/internal/flowersettings"
 )
 
@@ -502,9 +504,10 @@ func TestInstallScriptArguments(t *testing.T) {
 	e := newInstallEnv(t)
 	// GO=false: a build would fail with "go build failed".
 	for layers, want := range map[string]string{
-		"4":        "install.sh: --layers 4: layer four is the prune-session command, not a hook; it is installed with every layer (known layers: 1,2,3)\n",
-		"1,glance": "install.sh: --layers glance: the glance layer (glance-check --hook) was retired; flower no longer approves commands, Claude Code's own permission check decides\n",
-		"1,x":      "install.sh: --layers: unknown layer \"x\" (known: 1,2,3)\n",
+		"4":         "install.sh: --layers 4: layer four is the prune-session command, not a hook; it is installed with every layer (known layers: 1,2,3,capture)\n",
+		"1,glance":  "install.sh: --layers glance: the glance layer (glance-check --hook) was retired; flower no longer approves commands, Claude Code's own permission check decides\n",
+		"1,x":       "install.sh: --layers: unknown layer \"x\" (known: 1,2,3,capture)\n",
+		"1,capture": "install.sh: --layers 1,capture: the capture layer needs layer 3, whose spill-guard shows the model what it captured (use --layers 1,2,3,capture)\n",
 	} {
 		code, out := e.runEnv("", []string{"GO=false"}, "--layers", layers)
 		if diff := cmp.Diff(want, out); code != 1 || diff != "" {
@@ -540,3 +543,70 @@ func TestInstallScriptArguments(t *testing.T) {
 		t.Errorf("--uninstall without Go left %v", left)
 	}
 }
+
+// TestInstallScriptCaptureLayer: --layers 1,2,3,capture puts the capture
+// script beside the binaries and names it in env.BASH_ENV, moving the
+// user's own BASH_ENV to FLOWER_BASH_ENV; dropping the layer, and
+// uninstalling, give the settings back as they were, and the script goes.
+func TestInstallScriptCaptureLayer(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	const mine = "{\n  \"env\": {\n    \"BASH_ENV\": \"/home/u/.bash_env\"\n  }\n}\n"
+	if err := os.WriteFile(e.settings(), []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(e.home, ".local", "share", "flower", "capture.bash")
+	code, out := e.run("", "--layers", "1,2,3,capture")
+	if code != 0 {
+		t.Fatalf("install: exit %d\n%s", code, out)
+	}
+	if b, err := os.ReadFile(script); err != nil || string(b) != capture.Script {
+		t.Errorf("the capture script at %s is not the embedded one (%v)", script, err)
+	}
+	if first, _, _ := strings.Cut(capture.Script, "\n"); !strings.Contains(readFile(t, filepath.Join(e.src, "install.sh")), "script_head='"+first+"'") {
+		t.Errorf("install.sh does not know the script's first line %q, by which --uninstall recognises it", first)
+	}
+	doc := readFile(t, e.settings())
+	if got, want := gjsonPath(doc, "env.BASH_ENV"), script; got != want {
+		t.Errorf("env.BASH_ENV = %q, want %q", got, want)
+	}
+	if got := gjsonPath(doc, "env.FLOWER_BASH_ENV"); got != "/home/u/.bash_env" {
+		t.Errorf("env.FLOWER_BASH_ENV = %q, want the user's BASH_ENV", got)
+	}
+	if diff := cmp.Diff(append(slices.Clone(flowersettings.DefaultLayers), flowersettings.LayerCapture), wired(t, e.settings(), e.bin())); diff != "" {
+		t.Errorf("wired layers (-want +got):\n%s", diff)
+	}
+	// A plain rerun keeps the layers already wired, capture included.
+	if code, out = e.run(""); code != 0 || !strings.Contains(out, "already wired (layers 1,2,3,capture)") {
+		t.Errorf("rerun: exit %d\n%s", code, out)
+	}
+	if code, out = e.run("", "--layers", "1,2,3"); code != 0 {
+		t.Fatalf("--layers 1,2,3: exit %d\n%s", code, out)
+	}
+	if got := gjsonPath(readFile(t, e.settings()), "env.BASH_ENV"); got != "/home/u/.bash_env" {
+		t.Errorf("without the capture layer env.BASH_ENV = %q, want the user's back", got)
+	}
+	if code, out = e.run("", "--layers", "1,2,3,capture"); code != 0 {
+		t.Fatalf("again with capture: exit %d\n%s", code, out)
+	}
+	if code, out = e.run("", "--uninstall"); code != 0 {
+		t.Fatalf("--uninstall: exit %d\n%s", code, out)
+	}
+	if diff := cmp.Diff(mine, readFile(t, e.settings())); diff != "" {
+		t.Errorf("--uninstall did not restore settings.json (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Dir(script)); err == nil {
+		t.Errorf("--uninstall left %s", filepath.Dir(script))
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func gjsonPath(doc, path string) string { return gjson.Get(doc, path).String() }

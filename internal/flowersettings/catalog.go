@@ -20,19 +20,24 @@ const (
 )
 
 // Layer names accepted by --layers. Layer four is a command (prune-session),
-// not a hook.
+// not a hook. LayerCapture is layer three's opt-in part for failing
+// commands (package capture): spill-guard on PostToolUseFailure, and the
+// capture script named by BASH_ENV in the settings "env" (env.go). It
+// needs LayerSpill.
 const (
 	LayerDelegate  = "1"
 	LayerWorkbench = "2"
 	LayerSpill     = "3"
+	LayerCapture   = "capture"
 )
 
 // AllLayers lists every layer name in the order they are printed.
-var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
+var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill, LayerCapture}
 
 // DefaultLayers are wired when --layers is not given and nothing of flower is
-// wired yet.
-var DefaultLayers = AllLayers
+// wired yet. The capture layer is opt-in: it runs a script in every Bash call
+// (see the README's section on it).
+var DefaultLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
 
 // Entry is one hook handler flower puts into a settings file.
 type Entry struct {
@@ -64,6 +69,10 @@ var Catalog = []Entry{
 	{Layer: LayerWorkbench, Event: "SessionStart", Binary: "index-guard", Timeout: guardTimeout},
 	{Layer: LayerWorkbench, Event: "SubagentStart", Binary: "index-guard", Timeout: guardTimeout},
 	{Layer: LayerWorkbench, Event: "UserPromptSubmit", Binary: "index-guard", Timeout: guardTimeout},
+	// A failed Bash call fires PostToolUseFailure, not PostToolUse: the
+	// view of its captured output is an additionalContext.
+	{Layer: LayerCapture, Event: "PostToolUseFailure", Matcher: "Bash",
+		Binary: "spill-guard", Timeout: spillTimeout},
 }
 
 // Retired is what earlier versions wired and this one removes wherever it
@@ -131,6 +140,9 @@ func ParseLayers(s string) ([]string, error) {
 	}
 	if len(set) == 0 {
 		return nil, fmt.Errorf("--layers names no layer (known: %s)", strings.Join(AllLayers, ","))
+	}
+	if slices.Contains(set, LayerCapture) && !slices.Contains(set, LayerSpill) {
+		return nil, errCaptureNeedsSpill
 	}
 	return sortLayers(set), nil
 }

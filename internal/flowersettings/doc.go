@@ -26,15 +26,25 @@
 //	--settings FILE  the settings file (required unless --print); created if missing
 //	--bin DIR        the folder holding the installed binaries (required to
 //	                 change a file); hook commands are absolute paths into it
-//	--layers LIST    comma-separated layers to have wired after the run: 1, 2
-//	                 and 3. Entries of the other layers are removed. Default:
-//	                 the layers already wired, else 1,2,3
+//	--layers LIST    comma-separated layers to have wired after the run: 1, 2,
+//	                 3 and capture (opt-in, needs 3). Entries of the other
+//	                 layers are removed. Default: the layers already wired,
+//	                 else 1,2,3
 //	--uninstall      remove every flower entry for --bin, nothing else
 //	--dry-run        print the changes, write nothing
 //	--check          only check that the file can be merged (valid JSON, a
 //	                 "hooks" object of arrays) and written, write nothing
 //	--print          print the hooks block for --layers (bare binary names
 //	                 without --bin) and exit
+//	--print-capture-script
+//	                 print the capture layer's bash script and exit
+//
+// The capture layer is a hook entry (spill-guard on PostToolUseFailure) and
+// a value in the settings "env": BASH_ENV names the capture script, which
+// must be at DIR/../share/flower/capture.bash for --bin DIR (install.sh puts
+// it there). A BASH_ENV of the user's own moves to FLOWER_BASH_ENV, which the
+// script reads after itself, and moves back when the layer goes; an "env"
+// the layer made goes with it.
 //
 // A changed file is written atomically, after the previous version is saved
 // as FILE.flower.bak; a file that needs no change is not written. A

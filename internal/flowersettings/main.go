@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
 )
@@ -28,11 +29,14 @@ const usage = `Usage: flower-settings --settings FILE --bin DIR [--layers 1,2,3]
        flower-settings --settings FILE --bin DIR --uninstall [--dry-run]
        flower-settings --settings FILE --check
        flower-settings --print [--bin DIR] [--layers LIST]
+       flower-settings --print-capture-script
 
 Wires flower's hooks into a Claude Code settings file, or removes them; run by
 install.sh. Every other key and hook is kept, new entries are laid out as the
 file is, a second run changes nothing, and the previous file is kept as
-FILE.flower.bak. Layers: 1 delegate-guard, 2 index-guard, 3 spill-guard.`
+FILE.flower.bak. Layers: 1 delegate-guard, 2 index-guard, 3 spill-guard, and
+capture (opt-in, needs 3): BASH_ENV in "env" names the capture script, kept in
+DIR/../share/flower/capture.bash, and spill-guard runs on PostToolUseFailure.`
 
 // Main runs flower-settings and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -40,16 +44,23 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer c.Recover(&code)
 	settings := c.Flags.String("settings", "", "the settings `file` to change")
 	bin := c.Flags.String("bin", "", "the `folder` holding the installed binaries")
-	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3 (default: those already wired, else 1,2,3)")
+	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3 and capture (default: those already wired, else 1,2,3)")
 	uninstall := c.Flags.Bool("uninstall", false, "remove flower's entries for --bin")
 	dryRun := c.Flags.Bool("dry-run", false, "print what would change, write nothing")
 	check := c.Flags.Bool("check", false, "only check that --settings can be merged and written")
 	print := c.Flags.Bool("print", false, "print the hooks block for --layers and exit")
+	printScript := c.Flags.Bool("print-capture-script", false, "print the capture layer's bash script (what BASH_ENV names) and exit")
 	if code, done := c.Parse(args); done {
 		return code
 	}
 	if c.Flags.NArg() > 0 {
 		return c.Fail(fmt.Errorf("unexpected argument %q (see --help)", c.Flags.Arg(0)))
+	}
+	if *printScript {
+		if _, err := io.WriteString(stdout, capture.Script); err != nil {
+			return c.Fail(err)
+		}
+		return hook.ExitOK
 	}
 	var layers []string
 	if *layersFlag != "" {
@@ -129,6 +140,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			if fi, err := os.Stat(filepath.Join(dir, b)); !*dryRun && (err != nil || !fi.Mode().IsRegular()) {
 				return c.Fail(fmt.Errorf("%s is not in %s (needed by --layers %s); build and install it first, or leave its layer out",
 					b, dir, strings.Join(layers, ",")))
+			}
+		}
+		if script := capture.ScriptPath(dir); slices.Contains(layers, LayerCapture) && !*dryRun {
+			if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
+				return c.Fail(fmt.Errorf("%s is not there (needed by --layers %s); install.sh puts it there, or write it with --print-capture-script",
+					script, strings.Join(layers, ",")))
 			}
 		}
 		out, changes, err = Install(doc, dir, layers)

@@ -38,6 +38,9 @@ const (
 // the command, and the layer (with the timeout for an addition) or why.
 func (c Change) String() string {
 	e := c.Entry
+	if e.Event == envEvent {
+		return c.envString()
+	}
 	switch c.Kind {
 	case Add:
 		event := e.Event
@@ -68,14 +71,40 @@ func Install(doc []byte, dir string, layers []string) ([]byte, []Change, error) 
 			want = append(want, e)
 		}
 	}
-	return apply(doc, dir, want, false)
+	out, changes, err := apply(doc, dir, want, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var env []Change
+	if slices.Contains(layers, LayerCapture) {
+		if dir == "" {
+			return nil, nil, errors.New("the capture layer needs --bin: BASH_ENV must name the capture script by its absolute path")
+		}
+		if out, env, err = wireEnv(out, dir); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		out, env = unwireEnv(out, "")
+	}
+	if len(env) == 0 {
+		return out, changes, nil
+	}
+	return out, append(changes, env...), nil
 }
 
 // Uninstall returns doc without flower's entries for the binaries in dir and
 // without retired entries, and what it removed. Entries of binaries elsewhere
 // belong to another install and stay.
 func Uninstall(doc []byte, dir string) ([]byte, []Change, error) {
-	return apply(doc, dir, nil, true)
+	out, changes, err := apply(doc, dir, nil, true)
+	if err != nil || dir == "" {
+		return out, changes, err
+	}
+	out, env := unwireEnv(out, dir)
+	if len(env) == 0 {
+		return out, changes, nil
+	}
+	return out, append(changes, env...), nil
 }
 
 // WiredLayers lists the layers of which doc holds at least one entry, for
@@ -89,6 +118,9 @@ func WiredLayers(doc []byte, dir string) ([]string, error) {
 		if f.retired == "" && !slices.Contains(layers, f.entry.Layer) {
 			layers = append(layers, f.entry.Layer)
 		}
+	}
+	if captureWired(doc) && !slices.Contains(layers, LayerCapture) {
+		layers = append(layers, LayerCapture)
 	}
 	return sortLayers(layers), nil
 }
@@ -116,7 +148,7 @@ func Validate(doc []byte) error {
 			return fmt.Errorf(`"hooks.%s" is %s, want an array; nothing was changed`, event, jsonkind.Of(v))
 		}
 	}
-	return nil
+	return validateEnv(doc)
 }
 
 // syntaxError locates a JSON syntax error for the message, as line:column.

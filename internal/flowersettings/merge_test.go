@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/internal/capture"
 )
 
 const testBin = "/home/u/.local/bin"
@@ -253,12 +255,16 @@ func FuzzMerge(f *testing.F) {
 	f.Add(all)
 	f.Add([]byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"/home/u/.local/bin/delegate-guard x"},7,{"hooks":"no"}]},null]}}`))
 	f.Add([]byte(`{"hooks":null}`))
+	f.Add([]byte(`{"env":{"BASH_ENV":"/u/x","FLOWER_BASH_ENV":"/u/y"}}`))
+	f.Add([]byte(`{"env":{"BASH_ENV":"/o/share/flower/capture.bash","A":"1"}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for _, layers := range [][]string{DefaultLayers, {LayerSpill}, AllLayers} {
 			out, _, err := Install(doc, testBin, layers)
 			if err != nil {
-				if Validate(doc) == nil {
+				// The one refusal of a valid file: a BASH_ENV of the user's
+				// that FLOWER_BASH_ENV, taken too, cannot keep.
+				if Validate(doc) == nil && !strings.Contains(err.Error(), "would be lost") {
 					t.Fatalf("Install failed on a valid file: %v", err)
 				}
 				return
@@ -289,6 +295,9 @@ func FuzzMerge(f *testing.F) {
 			}
 			if left := slices.DeleteFunc(scan(removed, testBin), func(f found) bool { return !f.ours && f.retired == "" }); len(left) != 0 {
 				t.Fatalf("Uninstall left %d entries:\n%s", len(left), removed)
+			}
+			if gjson.GetBytes(removed, "env.BASH_ENV").String() == capture.ScriptPath(testBin) {
+				t.Fatalf("Uninstall left the capture script in BASH_ENV:\n%s", removed)
 			}
 		}
 	})

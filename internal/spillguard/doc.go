@@ -34,6 +34,13 @@
 // but for the two persisted-output fields above.
 // Nothing is printed when no field is over the threshold.
 //
+// With the capture layer (package capture, capture.go), a Bash result whose
+// first line is the capture script's marker is shown from the capture file
+// it names instead: up to --threshold characters whole, else the pointer and
+// --head characters, whatever --main-only says. spill-guard is then wired on
+// PostToolUseFailure of Bash too, where it prints an additionalContext: what
+// failed, --head characters, the pointer and a tail twice as long.
+//
 // A spill file is whole before the pointer to it is printed (a temporary
 // file linked into place) but not fsynced: see spill.WriteUnsynced.
 //

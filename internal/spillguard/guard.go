@@ -86,20 +86,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case o.head < 0 || o.head >= o.threshold:
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
-	log := decisionlog.New(cfg.Log(), c, p)
-	if !cfg.Enabled(name) {
-		if p.Event() == "PostToolUse" {
-			log.Record("off", "spill-guard.enabled is false ("+cfg.Value("spill-guard.enabled").From+")", decisionlog.Sizes{})
-		}
-		return hook.ExitOK
-	}
-	o.glances = cfg.Glances()
+	o.glances, o.off = cfg.Glances(), !cfg.Enabled(name)
 	did, err := run(p, o, *wb, stdout)
 	if err != nil {
 		return c.Fail(err)
 	}
 	if did.verdict != "" {
-		log.Record(did.verdict, did.reason, did.sizes)
+		decisionlog.New(cfg.Log(), c, p).Record(did.verdict, did.reason, did.sizes)
 	}
 	return hook.ExitOK
 }
@@ -108,6 +101,7 @@ type options struct {
 	threshold, head int
 	mainOnly        bool
 	glances         *ephemeral.Glances // the table readsSpill asks about a Bash command
+	off             bool               // spill-guard.enabled is false: captured outputs only
 }
 
 // outcome is what run did, for the decision log: nothing to log when its
@@ -131,8 +125,26 @@ type spillable struct {
 
 // run decides and does the work, and prints the replacement, if any.
 func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, error) {
+	// A captured output is shown even with the layer off: the model
+	// would otherwise see only the capture layer's marker.
+	if out, shown, ok, err := captured(p, o, wbFlag); ok {
+		if err != nil {
+			return outcome{}, err
+		}
+		if nowhere(stdout) {
+			return outcome{}, errNowhere
+		}
+		if _, err := out.WriteTo(stdout); err != nil {
+			return outcome{}, fmt.Errorf("writing the view of the captured output: %v", err)
+		}
+		shown()
+		return outcome{"capture", "the view of the output the capture layer kept", decisionlog.Sizes{}}, nil
+	}
 	if p.Event() != "PostToolUse" {
 		return outcome{}, nil
+	}
+	if o.off {
+		return outcome{"off", "spill-guard.enabled is false", decisionlog.Sizes{}}, nil
 	}
 	tool := p.ToolName()
 	// As written: an MCP tool's result may be a string of a megabyte,
@@ -179,7 +191,7 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		return pass("reads a spill file back", resp), nil
 	}
 	if nowhere(stdout) {
-		return outcome{}, errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
+		return outcome{}, errNowhere
 	}
 	if err := spill.Prepare(dir); err != nil {
 		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
@@ -243,6 +255,9 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 	did.sizes.Result, did.sizes.Files = len(resp), len(written)
 	return did, nil
 }
+
+// errNowhere refuses a stdout that reaches nobody (see nowhere).
+var errNowhere = errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
 
 // nowhere reports whether w is /dev/null, where a stdout closed when the
 // process starts ends up too (the Go runtime opens /dev/null on a closed
