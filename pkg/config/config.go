@@ -26,7 +26,8 @@ type Config struct {
 	// Ignored are the project file's settings the trust rule left out.
 	Ignored []Ignored
 	values  map[string]*Value
-	glances *ephemeral.Glances
+	glances *ephemeral.Glances // made when first asked for: index-guard never asks
+	made    bool
 }
 
 // File is one configuration file as Load found it.
@@ -144,17 +145,17 @@ func trusts(s *setting, dir string) bool {
 	if s == nil {
 		return false
 	}
-	resolved := ""
-	for _, p := range s.list {
-		p = filepath.Clean(expandHome(p))
-		if p == dir {
+	paths := make([]string, len(s.list))
+	for i, p := range s.list {
+		if paths[i] = filepath.Clean(expandHome(p)); paths[i] == dir {
 			return true
 		}
-		if resolved == "" {
-			if resolved, _ = filepath.EvalSymlinks(dir); resolved == "" {
-				resolved = dir
-			}
-		}
+	}
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, p := range paths {
 		if r, err := filepath.EvalSymlinks(p); err == nil && r == resolved {
 			return true
 		}
@@ -176,7 +177,7 @@ func expandHome(p string) string {
 // when the result does not hold together (a head not below the threshold).
 func (c *Config) merge(user, project layer) error {
 	c.values = map[string]*Value{}
-	c.Ignored = nil
+	c.Ignored, c.made = nil, false
 	for _, k := range keys {
 		v := defaultValue(k)
 		if s := user[k.Name]; s != nil {
@@ -197,10 +198,7 @@ func (c *Config) merge(user, project layer) error {
 	if head.Int >= threshold.Int {
 		return fmt.Errorf("spill-guard.head %d is not below spill-guard.threshold %d (%s, %s)", head.Int, threshold.Int, head.From, threshold.From)
 	}
-	var err error
-	extras := append(slices.Clone(c.values["glances"].Extras), c.values["delegate-guard.main-thread"].Extras...)
-	c.glances, err = ephemeral.NewGlances(extras)
-	return err
+	return nil
 }
 
 // defaultValue is k's value when no file sets it.
@@ -371,7 +369,16 @@ func (c *Config) Enabled(command string) bool {
 }
 
 // Glances is the glance table with the configuration's extra entries.
-func (c *Config) Glances() *ephemeral.Glances { return c.glances }
+// Each entry was checked when its file was read (ephemeral.CheckExtra), and
+// the files hold too few to pass NewGlances' cap: the table cannot fail.
+func (c *Config) Glances() *ephemeral.Glances {
+	if !c.made {
+		extras := append(slices.Clone(c.values["glances"].Extras), c.values["delegate-guard.main-thread"].Extras...)
+		c.glances, _ = ephemeral.NewGlances(extras)
+		c.made = true
+	}
+	return c.glances
+}
 
 // Problems are the errors of the files that cannot be used.
 func (c *Config) Problems() []error {

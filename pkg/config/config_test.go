@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -545,8 +544,8 @@ func TestBadFiles(t *testing.T) {
 }
 
 // TestHostileProjectFile: what a repository can put at .claude/flower.json
-// is refused at once, without blocking or reading past the cap, and
-// nothing outside the project is read through it.
+// is refused at once, without blocking or reading past the cap, and no
+// symlink is followed, in the project or out of it.
 func TestHostileProjectFile(t *testing.T) {
 	s := newSandbox(t)
 	secret := filepath.Join(s.home, "secret.json")
@@ -557,9 +556,13 @@ func TestHostileProjectFile(t *testing.T) {
 		want  string
 	}{
 		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file"},
-		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "escapes"},
-		{"link outside", func(p string) error { return os.Symlink(secret, p) }, "escapes"},
-		{"relative link outside", func(p string) error { return os.Symlink("../../home/secret.json", p) }, "escapes"},
+		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "a symlink"},
+		{"link outside", func(p string) error { return os.Symlink(secret, p) }, "a symlink"},
+		{"relative link outside", func(p string) error { return os.Symlink("../../home/secret.json", p) }, "a symlink"},
+		{"link inside", func(p string) error {
+			write(t, filepath.Join(s.project, "conf.json"), `{"spill-guard": {"threshold": 12345}}`)
+			return os.Symlink("../conf.json", p)
+		}, "a symlink"},
 		{"folder", func(p string) error { return os.Mkdir(p, 0o755) }, "not a regular file"},
 		{"huge sparse", func(p string) error {
 			f, err := os.Create(p)
@@ -606,21 +609,6 @@ func TestHostileProjectFile(t *testing.T) {
 	}
 	if c := Load(s.project); c.Project.Err == nil || c.Value("spill-guard.threshold").Int == 12345 {
 		t.Errorf(".claude linked out of the project: %v, threshold %d", c.Project.Err, c.Value("spill-guard.threshold").Int)
-	}
-	// A link inside the project is followed.
-	os.Remove(filepath.Join(s.project, ".claude"))
-	write(t, filepath.Join(s.project, "conf", "flower.json"), `{"spill-guard": {"threshold": 777}}`)
-	if err := os.Symlink("../conf/flower.json", s.projectFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(s.project, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../conf/flower.json", s.projectFile()); err != nil {
-		t.Fatal(err)
-	}
-	if c := Load(s.project); c.Project.Err != nil || c.Value("spill-guard.threshold").Int != 777 {
-		t.Errorf("a link inside the project: %v, threshold %d", c.Project.Err, c.Value("spill-guard.threshold").Int)
 	}
 }
 

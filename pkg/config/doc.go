@@ -14,8 +14,8 @@
 // Both files are read without blocking, must be regular files of at most
 // MaxFileBytes, and are refused whole when they are not JSON, nest too
 // deep, repeat a key, name an unknown key or hold a value of the wrong type
-// or range; the project file is opened through a handle on the project
-// folder, so no symlink leads it outside. A file refused is ignored as if
+// or range; the project file and its .claude folder may not be symlinks.
+// A file refused is ignored as if
 // absent: the hooks say so in one stderr line and do their work with the
 // defaults in its place (ForHook).
 package config

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -220,8 +219,17 @@ func (p *parser) member(name, value string, line, at int) error {
 	return nil
 }
 
-// toolName is the shape of a Claude Code tool name (mcp__server__tool too).
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// isToolName reports whether s has the shape of a Claude Code tool name
+// (mcp__server__tool too): letters, digits, _ and -. A loop, not a regexp:
+// one compiled at start would cost every hook run.
+func isToolName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c|0x20 >= 'a' && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // names reads a list of strings: tool names, or project folders.
 func (p *parser) names(k *Key, v gjson.Result, line int) ([]string, error) {
@@ -239,7 +247,7 @@ func (p *parser) names(k *Key, v gjson.Result, line int) ([]string, error) {
 			} else if !strings.HasPrefix(item.Str, "/") && !strings.HasPrefix(item.Str, "~/") {
 				err = p.fail(line, fmt.Sprintf("trusted-projects %q is not absolute (start it with / or ~/)", item.Str))
 			}
-		case !toolName.MatchString(item.Str):
+		case !isToolName(item.Str):
 			err = p.fail(line, fmt.Sprintf("%s %q is not a tool name (letters, digits, _ and -)", k.Name, item.Str))
 		}
 		if err == nil && !slices.Contains(out, item.Str) {

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,71 +43,86 @@ func homeDir() string {
 // what it leads to must still be a regular file, read without blocking and
 // up to the cap. A missing file is (nil, nil).
 func readUser(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if missing(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readCapped(f)
+	return readFile(path, 0)
 }
 
 // readProject reads ProjectFile under the project folder dir. The file
-// comes with the repository: it is opened through a handle on dir
-// (os.Root), so no symlink in it or in .claude leads outside the project
-// (a link to /dev/zero or to a file of the user's is refused), without
-// blocking (a FIFO answers at once), and must be a regular file under the
-// cap. A missing file is (nil, nil).
+// comes with the repository: neither .claude nor flower.json may be a
+// symlink (a link to /dev/zero, or to a file of the user's, is refused, not
+// followed), it is opened without blocking (a FIFO answers at once), and it
+// must be a regular file under the cap. A missing file is (nil, nil).
 func readProject(dir string) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
+	claude := filepath.Join(dir, filepath.Dir(ProjectFile))
+	fi, err := os.Lstat(claude)
+	switch {
+	case missing(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("%s is a symlink: flower does not follow a symlink in a project", claude)
+	case !fi.IsDir():
+		return nil, nil // no folder, so no file in it
+	}
+	data, err := readFile(filepath.Join(dir, ProjectFile), syscall.O_NOFOLLOW)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, errors.New("a symlink: flower does not follow a symlink in a project")
+	}
+	return data, err
+}
+
+// readFile reads the regular file at path, of at most MaxFileBytes, with
+// plain system calls: os.OpenFile would register the descriptor with Go's
+// poller, whose start-up on a hook's first open cost 20 to 30 µs of the
+// 30 to 40 µs a read took in a fresh process (measured on this bench
+// machine, docs/BENCHMARKS.md's hooks run about 3 ms). flags are added to
+// O_RDONLY|O_NONBLOCK|O_CLOEXEC. A missing file is (nil, nil).
+func readFile(path string, flags int) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flags, 0)
 	if missing(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	f, err := root.OpenFile(ProjectFile, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if missing(err) {
-		return nil, nil
-	}
-	if err != nil {
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return readCapped(f)
+	switch {
+	case st.Mode&syscall.S_IFMT == syscall.S_IFDIR:
+		return nil, errors.New("a folder, not a regular file")
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return nil, errors.New("not a regular file")
+	case st.Size > MaxFileBytes:
+		return nil, fmt.Errorf("%d bytes, past the %d a configuration file may have", st.Size, MaxFileBytes)
+	}
+	b := make([]byte, st.Size+1) // one more, to see a file that grew
+	n := 0
+	for n < len(b) {
+		k, err := syscall.Read(fd, b[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			break
+		}
+		n += k
+	}
+	if n == len(b) {
+		return nil, errors.New("it grew while it was read")
+	}
+	return b[:n], nil
 }
 
 // missing reports whether err says there is no file at a path: none by
 // that name, or a file where a folder on the way should be.
 func missing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
-}
-
-// readCapped reads f, which must be a regular file of at most MaxFileBytes.
-func readCapped(f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case fi.IsDir():
-		return nil, errors.New("a folder, not a regular file")
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
-	case fi.Size() > MaxFileBytes:
-		return nil, fmt.Errorf("%d bytes, past the %d a configuration file may have", fi.Size(), MaxFileBytes)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("past the %d bytes a configuration file may have", MaxFileBytes)
-	}
-	return b, nil
 }
 
 // Check reads the configuration file at path as a hook would (without

@@ -3,7 +3,6 @@ package ephemeral
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,23 +71,40 @@ const writersWhy = "writes or removes files"
 // compgen -k). No extra entry may name one: bash runs its own, whatever
 // program of that name lies on the PATH, and several run other code
 // (command, builtin, eval, exec, source, trap) or change the shell.
-var shellWords = strings.Fields(`. : [ alias bg bind break builtin caller cd command compgen
-	complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg
-	getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read
-	readarray readonly return set shift shopt source suspend test times trap true type typeset
-	ulimit umask unalias unset wait if then else elif fi case esac for select while until do
-	done in function time { } ! [[ ]] coproc`)
+var shellWords = []string{".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd",
+	"command", "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo",
+	"enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help",
+	"history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd",
+	"read", "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test",
+	"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
+	"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+	"done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc"}
 
-// Shapes of an entry's words. A name is looked up on the PATH, so it holds
-// no slash; the other words are compared with what the shell passes, and
-// hold no character the shell would read as anything but itself.
-var (
-	extraName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]*$`)
-	extraWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+,=-]+$`)
-	// optionSpec is one spelling of Extra.Options: -x, -x VALUE, --name,
-	// --name=VALUE, --name VALUE, --name[=VALUE].
-	optionSpec = regexp.MustCompile(`^(?:-([A-Za-z0-9])(?: [A-Za-z0-9_-]+)?|--([A-Za-z0-9][A-Za-z0-9-]*)(?:(?:=| )[A-Za-z0-9_-]+|\[=[A-Za-z0-9_-]+\])?)$`)
-)
+// Shapes of an entry's words, checked byte by byte (a regexp compiled at
+// start would cost every hook run, most of which read no entry). A name is
+// looked up on the PATH, so it holds no slash; the other words are
+// compared with what the shell passes, and hold no character the shell
+// would read as anything but itself.
+func isExtraName(w string) bool {
+	return w != "" && isWordByte(w[0], "_") && allBytes(w, "._+-")
+}
+
+func isExtraWord(w string) bool { return w != "" && allBytes(w, "_./:@%+,=-") }
+
+// allBytes reports whether every byte of w is a letter, a digit or one of
+// extra.
+func allBytes(w, extra string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isWordByte(w[i], extra) {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(c byte, extra string) bool {
+	return c|0x20 >= 'a' && c|0x20 <= 'z' || isDigit(c) || strings.IndexByte(extra, c) >= 0
+}
 
 // maxExtraWords bounds the words of an entry's Command; maxExtras the
 // entries of one table. A configuration holds a few dozen.
@@ -142,13 +158,13 @@ func newExtra(e Extra) (*extra, error) {
 		return nil, errors.New("no command")
 	case len(words) > maxExtraWords:
 		return nil, fmt.Errorf("more than %d words", maxExtraWords)
-	case !extraName.MatchString(words[0]):
+	case !isExtraName(words[0]):
 		return nil, fmt.Errorf("command name %q is not a plain name (letters, digits, and . _ + - after the first; no slash, no spaces around it)", words[0])
 	case e.Operands < -1:
 		return nil, fmt.Errorf("operands is %d, want 0 or more", e.Operands)
 	}
 	for _, w := range words[1:] {
-		if !extraWord.MatchString(w) {
+		if !isExtraWord(w) {
 			return nil, fmt.Errorf("word %q holds a character the shell gives a meaning, or is empty (one space between words)", w)
 		}
 	}
@@ -156,7 +172,9 @@ func newExtra(e Extra) (*extra, error) {
 	if slices.Contains(shellWords, name) {
 		return nil, fmt.Errorf("%s is a shell builtin or keyword: bash runs its own, not a program", name)
 	}
-	if why, refused := refusedWhy()[name]; refused {
+	// The slices, not the maps Classify builds from them: most runs that
+	// read an entry classify nothing, and building the maps cost more.
+	if why, refused := refusalOf(name); refused {
 		switch {
 		case slices.Contains(extraNever, why):
 			return nil, fmt.Errorf("%s %s: no entry may name it", name, why)
@@ -164,7 +182,7 @@ func newExtra(e Extra) (*extra, error) {
 			return nil, fmt.Errorf("%s %s: it cannot be a glance (a hands-on entry, main-thread, may name it)", name, why)
 		}
 	}
-	if _, onTable := lookup()[name]; onTable && !e.MainThread {
+	if slices.ContainsFunc(table, func(c *command) bool { return c.name == name }) && !e.MainThread {
 		return nil, fmt.Errorf("%s is on the built-in glance table, whose rules an entry does not change", name)
 	}
 	x := &extra{Extra: e, words: words, allow: &options{}}
@@ -176,27 +194,61 @@ func newExtra(e Extra) (*extra, error) {
 	return x, nil
 }
 
-// add puts one spelling of Extra.Options on the allowlist.
+// refusalOf returns why name is never a glance, if the table names it so.
+func refusalOf(name string) (string, bool) {
+	for _, r := range refusals {
+		if slices.Contains(r.names, name) {
+			return r.why, true
+		}
+	}
+	return "", false
+}
+
+// add puts one spelling of Extra.Options on the allowlist: -x, -x VALUE,
+// --name, --name=VALUE, --name VALUE or --name[=VALUE], where x is a letter
+// or digit, name letters, digits and inner dashes, and VALUE a placeholder
+// of letters, digits, _ and -.
 func (o *options) add(spec string) error {
-	m := optionSpec.FindStringSubmatch(spec)
-	if m == nil {
+	if !o.addSpec(spec) {
 		return fmt.Errorf("option %q: spell it -x, -x VALUE, --name, --name=VALUE or --name[=VALUE]", spec)
 	}
-	short, long := m[1], m[2]
-	value := strings.ContainsAny(spec, " =")
-	switch {
-	case short != "" && value:
-		o.shortArg += short
-	case short != "":
-		o.short += short
-	case strings.Contains(spec, "[="):
-		o.longOpt = append(o.longOpt, long)
-	case value:
-		o.longArg = append(o.longArg, long)
-	default:
-		o.long = append(o.long, long)
-	}
 	return nil
+}
+
+// addSpec is add, reporting whether spec was well spelled.
+func (o *options) addSpec(spec string) bool {
+	name, value, sep := spec, "", ""
+	if i := strings.IndexAny(spec, " =["); i >= 0 {
+		name, sep, value = spec[:i], spec[i:i+1], spec[i+1:]
+	}
+	if sep == "[" {
+		var ok bool
+		if value, ok = strings.CutPrefix(value, "="); !ok || !strings.HasSuffix(value, "]") {
+			return false
+		}
+		value = strings.TrimSuffix(value, "]")
+	}
+	if sep != "" && (value == "" || !allBytes(value, "_-")) {
+		return false
+	}
+	long, isLong := strings.CutPrefix(name, "--")
+	switch {
+	case isLong && (long == "" || long[0] == '-' || !allBytes(long, "-")):
+		return false
+	case isLong && sep == "[":
+		o.longOpt = append(o.longOpt, long)
+	case isLong && sep != "":
+		o.longArg = append(o.longArg, long)
+	case isLong:
+		o.long = append(o.long, long)
+	case len(name) != 2 || name[0] != '-' || !isWordByte(name[1], "") || sep == "=" || sep == "[":
+		return false
+	case sep == " ":
+		o.shortArg += name[1:]
+	default:
+		o.short += name[1:]
+	}
+	return true
 }
 
 // Classify decides whether cmd, a bash command line, is a glance (see the
