@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 )
 
 // TestReadmeConfigure: the README's Configure section documents every key
@@ -40,7 +41,11 @@ func TestReadmeConfigure(t *testing.T) {
 	if err := os.WriteFile(path, []byte(example), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := config.Check(path); err != nil {
+	extras, err := config.Check(path)
+	if err == nil {
+		_, err = ephemeral.NewGlances(extras)
+	}
+	if err != nil {
 		t.Errorf("the README's example user file: %v", err)
 	}
 }

@@ -86,8 +86,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		if err != nil {
 			return c.Fail(err)
 		}
+		glances, err := ephemeral.NewGlances(cfg.Extras())
+		config.Warn(c, err)
 		handsOn := len(cfg.Value("delegate-guard.main-thread").Extras) > 0
-		pass, reason := letThrough(cfg.Glances(), cmd, !*noGlance, handsOn, log != nil)
+		pass, reason := letThrough(glances, cmd, !*noGlance, handsOn, log != nil)
 		if ok && pass {
 			log.Record("pass", reason, decisionlog.Sizes{})
 			return hook.ExitOK

@@ -25,6 +25,7 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 )
 
@@ -63,7 +64,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case !*log && (*session != "" || *asJSON):
 		return c.Fail(errors.New("--session and --json go with --log (see --help)"))
 	case *check != "":
-		if err := config.Check(*check); err != nil {
+		extras, err := config.Check(*check)
+		if err == nil {
+			_, err = ephemeral.NewGlances(extras)
+		}
+		if err != nil {
 			return c.Fail(err)
 		}
 		fmt.Fprintf(stdout, "%s: ok\n", *check)
@@ -83,17 +88,22 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if *log {
 		return printLog(c, cfg, *session, *asJSON)
 	}
-	if err := printConfig(stdout, cfg); err != nil {
+	_, entries := ephemeral.NewGlances(cfg.Extras())
+	if err := printConfig(stdout, cfg, entries); err != nil {
 		return c.Fail(err)
 	}
-	if problems := cfg.Problems(); len(problems) > 0 {
+	problems := cfg.Problems()
+	if entries != nil {
+		problems = append(problems, entries)
+	}
+	if len(problems) > 0 {
 		return c.Fail(problems[0])
 	}
 	return hook.ExitOK
 }
 
 // printConfig prints the files, the keys and what was left out.
-func printConfig(w io.Writer, cfg *config.Config) error {
+func printConfig(w io.Writer, cfg *config.Config, entries error) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "project folder  %s\n", cfg.Dir)
 	fmt.Fprintf(&b, "user file       %s\n", fileState(cfg.User, false))
@@ -132,6 +142,12 @@ func printConfig(w io.Writer, cfg *config.Config) error {
 				label = ""
 			}
 			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, label, desc, e.Source)
+		}
+	}
+	if entries != nil {
+		b.WriteString("\nleft out of the glance table:\n")
+		for _, line := range strings.Split(entries.Error(), "\n") {
+			fmt.Fprintf(&b, "  %s\n", line)
 		}
 	}
 	if len(cfg.Ignored) > 0 {

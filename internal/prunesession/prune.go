@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -90,7 +91,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// The configuration of the session's project (its values are in range,
 	// as the flags given were checked above): the glance table that
 	// delegate-guard used there, and the keys of flags not given.
-	o.glances = config.ForCommand(c, sessionCwd(src)).Glances()
+	o.glances, err = ephemeral.NewGlances(config.ForCommand(c, sessionCwd(src)).Extras())
+	config.Warn(c, err)
 	rep, err := prune(src, *newID, o, *dry)
 	if err != nil {
 		return c.Fail(err)

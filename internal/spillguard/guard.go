@@ -86,7 +86,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case o.head < 0 || o.head >= o.threshold:
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
-	o.glances, o.off = cfg.Glances(), !cfg.Enabled(name)
+	o.off = !cfg.Enabled(name)
+	if p.ToolName() == "Bash" { // readsSpill asks the glance table about a command
+		var err error
+		o.glances, err = ephemeral.NewGlances(cfg.Extras())
+		config.Warn(c, err)
+	}
 	did, err := run(p, o, *wb, stdout)
 	if err != nil {
 		return c.Fail(err)

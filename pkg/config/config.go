@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/flowerhooks/flower/pkg/decisionlog"
-	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/extra"
 	"github.com/flowerhooks/flower/pkg/hook"
 )
 
@@ -26,8 +26,6 @@ type Config struct {
 	// Ignored are the project file's settings the trust rule left out.
 	Ignored []Ignored
 	values  map[string]*Value
-	glances *ephemeral.Glances // made when first asked for: index-guard never asks
-	made    bool
 }
 
 // File is one configuration file as Load found it.
@@ -53,7 +51,7 @@ type Value struct {
 	Int    int
 	Path   string // absolute, symlinks not resolved
 	List   []string
-	Extras []ephemeral.Extra
+	Extras []extra.Entry
 }
 
 // Ignored is a setting of the project file the trust rule left out.
@@ -177,7 +175,7 @@ func expandHome(p string) string {
 // when the result does not hold together (a head not below the threshold).
 func (c *Config) merge(user, project layer) error {
 	c.values = map[string]*Value{}
-	c.Ignored, c.made = nil, false
+	c.Ignored = nil
 	for _, k := range keys {
 		v := defaultValue(k)
 		if s := user[k.Name]; s != nil {
@@ -368,16 +366,11 @@ func (c *Config) Enabled(command string) bool {
 	return v == nil || v.Bool
 }
 
-// Glances is the glance table with the configuration's extra entries.
-// Each entry was checked when its file was read (ephemeral.CheckExtra), and
-// the files hold too few to pass NewGlances' cap: the table cannot fail.
-func (c *Config) Glances() *ephemeral.Glances {
-	if !c.made {
-		extras := append(slices.Clone(c.values["glances"].Extras), c.values["delegate-guard.main-thread"].Extras...)
-		c.glances, _ = ephemeral.NewGlances(extras)
-		c.made = true
-	}
-	return c.glances
+// Extras are the entries the configuration adds to the glance table: the
+// glances, then the hands-on commands. ephemeral.NewGlances makes the table
+// of them, leaving out any it may not make (and saying which).
+func (c *Config) Extras() []extra.Entry {
+	return append(slices.Clone(c.values["glances"].Extras), c.values["delegate-guard.main-thread"].Extras...)
 }
 
 // Problems are the errors of the files that cannot be used.
@@ -461,15 +454,31 @@ func ForCommand(cli *hook.CLI, dir string) *Config {
 	if err := c.Fill(cli.Name, cli.Flags); err != nil {
 		problems = append(problems, err)
 	}
-	if len(problems) > 0 {
-		msgs := make([]string, len(problems))
-		for i, err := range problems {
-			msgs[i] = err.Error()
-		}
-		fmt.Fprintf(cli.Stderr, "%s: warning: configuration ignored, running with the defaults in its place: %s (see flower-config)\n",
-			cli.Name, strings.ReplaceAll(strings.Join(msgs, "; "), "\n", " "))
-	}
+	Warn(cli, problems...)
 	return c
+}
+
+// Warn says in one stderr line what of the configuration a command could
+// not use, if anything: a file it ignored (*FileError), an entry the glance
+// table left out (the error of ephemeral.NewGlances).
+func Warn(cli *hook.CLI, errs ...error) {
+	var msgs []string
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var fe *FileError
+		if errors.As(err, &fe) {
+			msgs = append(msgs, err.Error()+" (the file is ignored: the defaults stand in)")
+			continue
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			msgs = append(msgs, line+" (the entry is left out)")
+		}
+	}
+	if len(msgs) > 0 {
+		fmt.Fprintf(cli.Stderr, "%s: warning: configuration: %s (see flower-config)\n", cli.Name, strings.Join(msgs, "; "))
+	}
 }
 
 // Log is where the decision log goes; the zero Settings when it is off.

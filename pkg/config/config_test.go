@@ -67,6 +67,16 @@ func (s *sandbox) load(t *testing.T, user, project string) *Config {
 	return Load(s.project)
 }
 
+// glances is the table of c's entries, which must all be good.
+func glances(t *testing.T, c *Config) *ephemeral.Glances {
+	t.Helper()
+	g, err := ephemeral.NewGlances(c.Extras())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // summary is every key's value and source, for comparing configurations.
 func summary(c *Config) map[string]string {
 	out := map[string]string{}
@@ -98,7 +108,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s from %q, want the default", k.Name, v.From)
 		}
 	}
-	if c.Glances() != nil {
+	if glances(t, c) != nil {
 		t.Errorf("the glance table has extras without a configuration")
 	}
 	for _, name := range []string{"delegate-guard", "index-guard", "spill-guard", "prune-session"} {
@@ -177,7 +187,7 @@ func TestEveryKey(t *testing.T) {
 	if got := c.Log(); got.File != filepath.Join(s.home, "flower.log") || got.MaxBytes != 8192 || got.Project != s.project {
 		t.Errorf("Log() = %+v", got)
 	}
-	g := c.Glances()
+	g := glances(t, c)
 	if !g.IsEphemeral("docker ps -a") || g.IsEphemeral("make test") || !g.Classify("make test").MainThread {
 		t.Errorf("the table does not hold the entries")
 	}
@@ -300,7 +310,7 @@ func TestMergeAndTrust(t *testing.T) {
 	if diff := cmp.Diff(wantIgnored, ignored); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
-	if c.Glances().IsEphemeral("kubectl get pods") || !c.Glances().IsEphemeral("docker ps") {
+	if g := glances(t, c); g.IsEphemeral("kubectl get pods") || !g.IsEphemeral("docker ps") {
 		t.Error("the untrusted project's glance entry is on the table, or the user's is not")
 	}
 
@@ -333,7 +343,7 @@ func TestMergeAndTrust(t *testing.T) {
 	if len(c.Ignored) != 1 || c.Ignored[0].Key != "trusted-projects" {
 		t.Errorf("a trusted project's ignored settings: %+v, want trusted-projects only", c.Ignored)
 	}
-	if !c.Glances().IsEphemeral("kubectl get pods") {
+	if !glances(t, c).IsEphemeral("kubectl get pods") {
 		t.Error("the trusted project's glance entry is not on the table")
 	}
 }
@@ -502,11 +512,6 @@ func TestBadFiles(t *testing.T) {
 		{"entry no command", `{"glances": [{"options": []}]}`, "glances entry has no command"},
 		{"entry unknown key", `{"glances": [{"command": "docker ps", "args": []}]}`, `unknown key "args"`},
 		{"entry operands", `{"glances": [{"command": "docker ps", "operands": -1}]}`, "operands is -1"},
-		{"entry bash", "{\"glances\": [\n{\"command\": \"bash -c\"}]}", `:2: glances entry "bash -c": bash runs another command`},
-		{"entry builtin", `{"delegate-guard": {"main-thread": [{"command": "eval"}]}}`, "shell builtin"},
-		{"entry writer", `{"glances": [{"command": "rm -rf build"}]}`, "cannot be a glance"},
-		{"entry on table", `{"glances": [{"command": "git worktree list"}]}`, "built-in glance table"},
-		{"entry option", `{"glances": [{"command": "docker ps", "options": ["-a; rm"]}]}`, `option "-a; rm"`},
 		{"entry dup key", `{"glances": [{"command": "docker ps", "command": "rm"}]}`, `"command" is given twice`},
 		{"deep", strings.Repeat("[", 9) + strings.Repeat("]", 9), "nested more than 8 deep"},
 		{"deep in string is fine", `{"workbench": "` + strings.Repeat("[", 100) + `"}`, ""},
@@ -536,7 +541,7 @@ func TestBadFiles(t *testing.T) {
 			if c := Load(s.project); c.Project.Err == nil || c.User.Err != nil {
 				t.Errorf("as a project file: %v, user %v", c.Project.Err, c.User.Err)
 			}
-			if err := Check(s.projectFile()); err == nil {
+			if _, err := Check(s.projectFile()); err == nil {
 				t.Errorf("Check: no error")
 			}
 		})
@@ -681,7 +686,7 @@ func TestEntriesAddUp(t *testing.T) {
 	c := s.load(t, `{"trusted-projects": ["`+s.project+`"], "glances": [{"command": "docker ps"}]}`,
 		`{"glances": [{"command": "docker images"}], "delegate-guard": {"main-thread": [{"command": "make test"}]}}`)
 	var got []string
-	for _, e := range c.Glances().Table() {
+	for _, e := range glances(t, c).Table() {
 		if e.Extra {
 			got = append(got, e.Command+" / "+e.About)
 		}
@@ -694,5 +699,42 @@ func TestEntriesAddUp(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("extra entries (-want +got):\n%s", diff)
 	}
-	_ = ephemeral.Extra{}
+}
+
+// TestBadEntries: an entry the glance table may not make does not spoil its
+// file: the file's other keys count, the table leaves that entry out and
+// names it with its file and line, and the good entries stay.
+func TestBadEntries(t *testing.T) {
+	s := newSandbox(t)
+	c := s.load(t, `{
+  "spill-guard": {"threshold": 9000},
+  "glances": [
+    {"command": "docker ps"},
+    {"command": "bash -c"},
+    {"command": "rm -rf build"},
+    {"command": "git worktree list"},
+    {"command": "docker images", "options": ["-a; rm"]}
+  ],
+  "delegate-guard": {"main-thread": [{"command": "eval"}, {"command": "make test"}]}
+}`, "")
+	if c.Problems() != nil || c.Value("spill-guard.threshold").Int != 9000 {
+		t.Fatalf("problems %v, threshold %d", c.Problems(), c.Value("spill-guard.threshold").Int)
+	}
+	g, err := ephemeral.NewGlances(c.Extras())
+	if !g.IsEphemeral("docker ps") || !g.Classify("make test").MainThread || g.IsEphemeral("rm -rf build") {
+		t.Error("the good entries are not on the table, or a bad one is")
+	}
+	want := []string{
+		s.userFile() + `:5: glances entry "bash -c": bash: runs another command; no entry may name it`,
+		s.userFile() + `:6: glances entry "rm -rf build": rm: writes or removes files; it cannot be a glance (a hands-on entry, under delegate-guard.main-thread, may name it)`,
+		s.userFile() + `:7: glances entry "git worktree list": git is on the built-in glance table, whose rules an entry does not change`,
+		s.userFile() + `:8: glances entry "docker images": option "-a; rm": spell it -x, -x VALUE, --name, --name=VALUE or --name[=VALUE]`,
+		s.userFile() + `:10: delegate-guard.main-thread entry "eval": eval is a shell builtin or keyword: bash runs its own, not a program`,
+	}
+	if err == nil {
+		t.Fatal("no error for the bad entries")
+	}
+	if diff := cmp.Diff(want, strings.Split(err.Error(), "\n")); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
 }

@@ -17,5 +17,8 @@
 // or range; the project file and its .claude folder may not be symlinks.
 // A file refused is ignored as if
 // absent: the hooks say so in one stderr line and do their work with the
-// defaults in its place (ForHook).
+// defaults in its place (ForHook). Glance entries are read here for their
+// shape only; what they may name is for the glance table to judge
+// (ephemeral.NewGlances), which leaves a bad one out and says so, so that
+// reading a configuration does not link the shell parser.
 package config

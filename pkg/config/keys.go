@@ -12,7 +12,7 @@ const (
 	intKind          // a whole number from the key's min up
 	pathKind         // a string naming a folder or file
 	listKind         // an array of names
-	entriesKind      // an array of glance-table entries (ephemeral.Extra)
+	entriesKind      // an array of glance-table entries (extra.Entry)
 )
 
 // Rule is what a project file that the user does not trust may do with a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/extra"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
@@ -55,7 +55,7 @@ type setting struct {
 	n      int
 	s      string   // a path, as written
 	list   []string // names
-	extras []ephemeral.Extra
+	extras []extra.Entry
 }
 
 // layer is what one file sets, by key name.
@@ -262,22 +262,20 @@ func (p *parser) names(k *Key, v gjson.Result, line int) ([]string, error) {
 }
 
 // entries reads an array of glance-table entries, each an object with
-// "command" and optionally "options" and "operands".
-func (p *parser) entries(k *Key, arr string, base int) ([]ephemeral.Extra, error) {
-	var out []ephemeral.Extra
+// "command" and optionally "options" and "operands". What an entry may
+// name is for the glance table to judge (ephemeral.NewGlances), which
+// leaves a bad one out and says so; here only its JSON shape is read, so
+// that reading a configuration does not link the shell parser.
+func (p *parser) entries(k *Key, arr string, base int) ([]extra.Entry, error) {
+	var out []extra.Entry
 	var err error
 	jsonscan.EachElement(arr, func(raw string, at int) bool {
-		line := p.line(base + at)
 		if len(out) == maxEntries {
-			err = p.fail(line, fmt.Sprintf("%s holds more than %d entries", k.Name, maxEntries))
+			err = p.fail(p.line(base+at), fmt.Sprintf("%s holds more than %d entries", k.Name, maxEntries))
 			return false
 		}
-		var e ephemeral.Extra
-		if e, err = p.entry(k, raw, base+at); err == nil {
-			if cerr := ephemeral.CheckExtra(e); cerr != nil {
-				err = p.fail(line, fmt.Sprintf("%s entry %q: %v", k.Name, e.Command, cerr))
-			}
-		}
+		var e extra.Entry
+		e, err = p.entry(k, raw, base+at)
 		out = append(out, e)
 		return err == nil
 	})
@@ -285,9 +283,9 @@ func (p *parser) entries(k *Key, arr string, base int) ([]ephemeral.Extra, error
 }
 
 // entry reads one entry object.
-func (p *parser) entry(k *Key, raw string, at int) (ephemeral.Extra, error) {
-	e := ephemeral.Extra{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.source}
+func (p *parser) entry(k *Key, raw string, at int) (extra.Entry, error) {
 	line := p.line(at)
+	e := extra.Entry{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.source, File: p.path, Line: line}
 	if !strings.HasPrefix(raw, "{") {
 		return e, p.fail(line, fmt.Sprintf("%s holds %s, want objects ({\"command\": …})", k.Name, jsonkind.Of(gjson.Parse(raw))))
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/flowerhooks/flower/pkg/extra"
 )
 
 // ProjectFile is the project file, under the project folder: beside
@@ -127,22 +129,25 @@ func missing(err error) bool {
 
 // Check reads the configuration file at path as a hook would (without
 // blocking, a regular file under the cap) and says why it cannot be used,
-// or nil. It checks the file alone, over the defaults: a head not below
-// the threshold is found within the file, not against another file.
-func Check(path string) error {
+// or nil; it returns the file's glance entries, for the glance table to
+// judge (ephemeral.NewGlances). It checks the file alone, over the
+// defaults: a head not below the threshold is found within the file, not
+// against another file.
+func Check(path string) ([]extra.Entry, error) {
 	data, err := readUser(path)
 	switch {
 	case err != nil:
-		return &FileError{Path: path, Msg: "cannot be read: " + err.Error()}
+		return nil, &FileError{Path: path, Msg: "cannot be read: " + err.Error()}
 	case data == nil:
-		return &FileError{Path: path, Msg: "no such file"}
+		return nil, &FileError{Path: path, Msg: "no such file"}
 	}
 	l, err := parse(data, path, "file")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := (&Config{}).merge(l, nil); err != nil {
-		return &FileError{Path: path, Msg: err.Error()}
+	c := &Config{}
+	if err := c.merge(l, nil); err != nil {
+		return nil, &FileError{Path: path, Msg: err.Error()}
 	}
-	return nil
+	return c.Extras(), nil
 }

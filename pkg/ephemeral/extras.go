@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/flowerhooks/flower/pkg/extra"
 )
 
 // Extra is an entry a user adds to the glance table (docker ps, kubectl
@@ -18,35 +20,18 @@ import (
 // an interpreter, a command that runs another (env, xargs, sudo), a shell
 // builtin or keyword, or, as a glance, a command that writes or one on the
 // built-in table (whose rules stay as they are).
-type Extra struct {
-	// Command is the command's name and the words that must follow it, as
-	// written, separated by spaces: "docker ps", "make -n", "gh pr view".
-	Command string
-	// Options are the only options allowed after those words, spelled as
-	// glance-check --list spells them: "-a", "-n X" (a value, attached or
-	// the next word), "--all", "--format=X" (a value after = or as the
-	// next word), "--color[=X]" (an optional attached value).
-	Options []string
-	// Operands is the most operands allowed after Command's words; -1 for
-	// any number.
-	Operands int
-	// MainThread makes the entry a hands-on command: the main thread may run
-	// it, and its result is not a glance (prune-session never expires it).
-	MainThread bool
-	// Source says where the entry comes from, for reasons ("user file").
-	Source string
-}
+type Extra = extra.Entry
 
 // Glances is the glance table with the extra entries of a configuration.
 // The zero table (a nil *Glances) is the built-in table alone: Classify and
 // IsEphemeral are its methods.
 type Glances struct {
-	extras map[string][]*extra // by command name
-	all    []*extra            // in the order given
+	extras map[string][]*entry // by command name
+	all    []*entry            // in the order given
 }
 
-// extra is an Extra made ready to match.
-type extra struct {
+// entry is an Extra made ready to match.
+type entry struct {
 	Extra
 	words []string // Command split at spaces; words[0] is the name
 	allow *options
@@ -113,45 +98,56 @@ const (
 	maxExtras     = 1000
 )
 
-// NewGlances returns the built-in table with extras added. An entry that
-// may not be made is an error naming it (its index and Command), and no
-// table is returned: a configuration either holds or is refused whole.
+// NewGlances returns the built-in table with extras added: those that may
+// be made. Each one that may not is left out and named in the error (an
+// *ExtraError each, joined), so that a bad entry costs only itself: the
+// hooks use the rest and say what they left out.
 func NewGlances(extras []Extra) (*Glances, error) {
 	if len(extras) == 0 {
 		return builtin, nil
 	}
 	if len(extras) > maxExtras {
-		return nil, fmt.Errorf("%d extra entries, at most %d", len(extras), maxExtras)
+		return builtin, fmt.Errorf("%d extra entries, at most %d: none is used", len(extras), maxExtras)
 	}
-	g := &Glances{extras: map[string][]*extra{}}
+	g := &Glances{extras: map[string][]*entry{}}
+	var errs []error
 	for i, e := range extras {
 		x, err := newExtra(e)
 		if err != nil {
-			return nil, &ExtraError{Index: i, Command: e.Command, Err: err}
+			errs = append(errs, &ExtraError{Index: i, Entry: e, Err: err})
+			continue
 		}
 		g.extras[x.words[0]] = append(g.extras[x.words[0]], x)
 		g.all = append(g.all, x)
 	}
-	return g, nil
+	if len(g.all) == 0 {
+		g = builtin
+	}
+	return g, errors.Join(errs...)
 }
 
 // ExtraError is why one entry given to NewGlances may not be made.
 type ExtraError struct {
-	Index   int
-	Command string
-	Err     error
+	Index int
+	Entry Extra
+	Err   error
 }
 
-func (e *ExtraError) Error() string { return fmt.Sprintf("%q: %v", e.Command, e.Err) }
+func (e *ExtraError) Error() string {
+	key := "glances"
+	if e.Entry.MainThread {
+		key = "delegate-guard.main-thread"
+	}
+	msg := fmt.Sprintf("%s entry %q: %v", key, e.Entry.Command, e.Err)
+	if e.Entry.File != "" {
+		msg = fmt.Sprintf("%s:%d: %s", e.Entry.File, e.Entry.Line, msg)
+	}
+	return msg
+}
+
 func (e *ExtraError) Unwrap() error { return e.Err }
 
-// CheckExtra says why e may not be an entry, or nil.
-func CheckExtra(e Extra) error {
-	_, err := newExtra(e)
-	return err
-}
-
-func newExtra(e Extra) (*extra, error) {
+func newExtra(e Extra) (*entry, error) {
 	words := strings.Split(e.Command, " ")
 	switch {
 	case e.Command == "":
@@ -177,15 +173,15 @@ func newExtra(e Extra) (*extra, error) {
 	if why, refused := refusalOf(name); refused {
 		switch {
 		case slices.Contains(extraNever, why):
-			return nil, fmt.Errorf("%s %s: no entry may name it", name, why)
+			return nil, fmt.Errorf("%s: %s; no entry may name it", name, why)
 		case why == writersWhy && !e.MainThread:
-			return nil, fmt.Errorf("%s %s: it cannot be a glance (a hands-on entry, main-thread, may name it)", name, why)
+			return nil, fmt.Errorf("%s: %s; it cannot be a glance (a hands-on entry, under delegate-guard.main-thread, may name it)", name, why)
 		}
 	}
 	if slices.ContainsFunc(table, func(c *command) bool { return c.name == name }) && !e.MainThread {
 		return nil, fmt.Errorf("%s is on the built-in glance table, whose rules an entry does not change", name)
 	}
-	x := &extra{Extra: e, words: words, allow: &options{}}
+	x := &entry{Extra: e, words: words, allow: &options{}}
 	for _, spec := range e.Options {
 		if err := x.allow.add(spec); err != nil {
 			return nil, err
@@ -278,7 +274,7 @@ func (g *Glances) Classify(cmd string) Verdict {
 func (g *Glances) IsEphemeral(cmd string) bool { return g.mayBeGlance(cmd) && g.Classify(cmd).Glance }
 
 // named returns the extra entries for a command name.
-func (g *Glances) named(name string) []*extra {
+func (g *Glances) named(name string) []*entry {
 	if g == nil {
 		return nil
 	}
@@ -290,7 +286,7 @@ func (g *Glances) named(name string) []*extra {
 // pass decides. It returns the segment's reason and whether it is a
 // hands-on command, or why not: why no entry admits it when an entry's
 // words lead, else "".
-func (c *classifier) extraCall(name string, es []*extra, args []arg) (label, why string, mainThread bool) {
+func (c *classifier) extraCall(name string, es []*entry, args []arg) (label, why string, mainThread bool) {
 	if c.cdSeen {
 		return "", name + " after cd may run in another folder, with that folder's configuration", false
 	}
@@ -318,7 +314,7 @@ func (c *classifier) extraCall(name string, es []*extra, args []arg) (label, why
 
 // admits reports whether args (the words after the name) pass e; when they
 // lead with e's words but fail its rules, it also says why.
-func (e *extra) admits(args []arg) (string, bool) {
+func (e *entry) admits(args []arg) (string, bool) {
 	lead := e.words[1:]
 	if len(args) < len(lead) {
 		return "", false
@@ -345,7 +341,7 @@ func (e *extra) admits(args []arg) (string, bool) {
 	return "", true
 }
 
-func entryNames(es []*extra) string {
+func entryNames(es []*entry) string {
 	names := make([]string, len(es))
 	for i, e := range es {
 		names[i] = e.Command

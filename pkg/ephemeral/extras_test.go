@@ -83,12 +83,17 @@ func TestNewGlancesRefuses(t *testing.T) {
 		if err == nil || !errors.As(err, &ee) || ee.Index != 1 || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewGlances(%+v) = %v, want an error on entry 1 containing %q", tc.e, err, tc.want)
 		}
-		if err := CheckExtra(tc.e); err == nil {
-			t.Errorf("CheckExtra(%+v) = nil, want an error", tc.e)
+		if g, _ := NewGlances([]Extra{tc.e}); g != nil {
+			t.Errorf("NewGlances(%+v) made a table of it", tc.e)
 		}
 	}
-	if _, err := NewGlances(make([]Extra, maxExtras+1)); err == nil {
-		t.Errorf("NewGlances of %d entries: no error", maxExtras+1)
+	if g, err := NewGlances(make([]Extra, maxExtras+1)); err == nil || g != nil {
+		t.Errorf("NewGlances of %d entries: %v, %v; want an error and the built-in table", maxExtras+1, g, err)
+	}
+	// A bad entry costs only itself: the good ones make the table.
+	g, err := NewGlances([]Extra{{Command: "docker ps"}, {Command: "bash -c", File: "/u/config.json", Line: 7}})
+	if !g.IsEphemeral("docker ps") || err == nil || err.Error() != `/u/config.json:7: glances entry "bash -c": bash: runs another command; no entry may name it` {
+		t.Errorf("a good and a bad entry: docker ps is a glance %v, error %v", g.IsEphemeral("docker ps"), err)
 	}
 }
 

@@ -171,7 +171,10 @@ func TestSidesAgreeWithExtras(t *testing.T) {
 	if cfg.Problems() != nil {
 		t.Fatal(cfg.Problems())
 	}
-	table := cfg.Glances()
+	table, err := ephemeral.NewGlances(cfg.Extras())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := ephemeral.TableCases()
 	for _, cmd := range []string{
 		"docker ps", "docker ps -a --format '{{.ID}}' | head -3", "docker ps x", "docker ps > out", "docker rm x",
