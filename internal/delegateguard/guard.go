@@ -107,15 +107,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return hook.ExitOK
 }
 
-// letThrough reports whether the main thread may run cmd: a glance (when
-// glance is set), or a line the configuration's hands-on entries and
-// glances let through. The reason is the classifier's, when explain asks
-// for it or the line passed through a hands-on entry. Without hands-on
-// entries and without explain, a line whose first word rules a glance out
-// is answered without the parser.
+// letThrough reports whether the main thread may run cmd: a glance or a
+// line of the configuration's hands-on commands and glances, or, with
+// glances off, a line of hands-on commands only. The reason is the
+// classifier's when explain asks for it (the decision log); without it, a
+// line whose first word rules both out is answered without the parser.
 func letThrough(g *ephemeral.Glances, cmd string, glance, handsOn, explain bool) (bool, string) {
-	if !handsOn && !explain {
-		return glance && g.IsEphemeral(cmd), ""
+	switch {
+	case !explain && glance:
+		return g.MainThread(cmd), ""
+	case !explain && !handsOn:
+		return false, ""
 	}
 	v := g.Classify(cmd)
 	if glance {

@@ -273,6 +273,15 @@ func (g *Glances) Classify(cmd string) Verdict {
 // word already rules a glance out.
 func (g *Glances) IsEphemeral(cmd string) bool { return g.mayBeGlance(cmd) && g.Classify(cmd).Glance }
 
+// MainThread reports whether the main thread may run cmd: every command of
+// it a glance or a hands-on command of an extra entry. It is
+// g.Classify(cmd).MainThread, answered without the parser when the first
+// word already rules both out (a plain word neither on the table nor named
+// by an entry), as IsEphemeral is.
+func (g *Glances) MainThread(cmd string) bool {
+	return g.mayBeGlance(cmd) && g.Classify(cmd).MainThread
+}
+
 // named returns the extra entries for a command name.
 func (g *Glances) named(name string) []*entry {
 	if g == nil {

@@ -261,8 +261,8 @@ func TestExtrasClassify(t *testing.T) {
 		if g.IsEphemeral(tc.cmd) != v.Glance {
 			t.Errorf("IsEphemeral(%q) != Classify().Glance", tc.cmd)
 		}
-		if v.Glance && !g.mayBeGlance(tc.cmd) {
-			t.Errorf("mayBeGlance(%q) = false for a glance", tc.cmd)
+		if v.MainThread && !g.mayBeGlance(tc.cmd) || g.MainThread(tc.cmd) != v.MainThread {
+			t.Errorf("mayBeGlance(%q) = false for a line the main thread may run, or MainThread != Classify().MainThread", tc.cmd)
 		}
 	}
 }
@@ -478,7 +478,7 @@ func FuzzExtras(f *testing.F) {
 		if diff := cmp.Diff(v, g.Classify(cmd)); diff != "" {
 			t.Fatalf("Classify(%q) differs between two calls (-first +second):\n%s", cmd, diff)
 		}
-		if g.IsEphemeral(cmd) != v.Glance || v.Glance && !v.MainThread || v.MainThread && !v.Glance {
+		if g.IsEphemeral(cmd) != v.Glance || g.MainThread(cmd) != v.MainThread || v.Glance && !v.MainThread || v.MainThread && !v.Glance {
 			t.Fatalf("Classify(%q): Glance %v, MainThread %v, IsEphemeral %v (no hands-on entries here)", cmd, v.Glance, v.MainThread, g.IsEphemeral(cmd))
 		}
 		checkInvariants(t, cmd, v)

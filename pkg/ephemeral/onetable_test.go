@@ -76,9 +76,10 @@ func moduleFiles(t *testing.T) map[string]*ast.File {
 // one place, Glances.Classify. The exported functions of a string are
 // Classify and IsEphemeral, the built-in table's (a nil *Glances) methods
 // and nothing else; the only exported methods of a string are Glances'
-// Classify and IsEphemeral; and IsEphemeral is nothing but
-// Classify(cmd).Glance, behind a first-word check that only ever says no
-// where Classify does (TestMayBeGlance, FuzzClassify).
+// Classify, IsEphemeral and MainThread; and the last two are nothing but
+// Classify(cmd).Glance and .MainThread, behind a first-word check that
+// only ever says no where Classify does (TestMayBeGlance, FuzzClassify,
+// TestExtrasClassify).
 func TestOneDecisionFunction(t *testing.T) {
 	t.Parallel()
 	var deciders, methods []string
@@ -107,13 +108,14 @@ func TestOneDecisionFunction(t *testing.T) {
 	if diff := cmp.Diff([]string{"Classify", "IsEphemeral"}, deciders); diff != "" {
 		t.Errorf("exported functions of a command string (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"Glances.Classify", "Glances.IsEphemeral"}, methods); diff != "" {
+	if diff := cmp.Diff([]string{"Glances.Classify", "Glances.IsEphemeral", "Glances.MainThread"}, methods); diff != "" {
 		t.Errorf("exported methods of a command string (-want +got):\n%s", diff)
 	}
 	for name, want := range map[string]string{
 		"Classify":            "return builtin.Classify(cmd)",
 		"IsEphemeral":         "return builtin.IsEphemeral(cmd)",
 		"Glances.IsEphemeral": "return g.mayBeGlance(cmd) && g.Classify(cmd).Glance",
+		"Glances.MainThread":  "return g.mayBeGlance(cmd) && g.Classify(cmd).MainThread",
 	} {
 		if bodies[name] != want {
 			t.Errorf("%s's body is %q, want %q", name, bodies[name], want)

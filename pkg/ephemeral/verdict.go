@@ -37,7 +37,7 @@ type Segment struct {
 func IsEphemeral(cmd string) bool { return builtin.IsEphemeral(cmd) }
 
 // mayBeGlance is false for a command line Classify never calls a glance,
-// told from its first word alone: a glance's first simple command is named
+// nor lets the main thread run, told from its first word alone: a glance's first simple command is named
 // by a plain word on the table, written first. Anything else at the start
 // (a quote, an expansion, a redirection, a negation, a comment, a pattern)
 // is left to the parser. FuzzClassify holds IsEphemeral to Classify.
