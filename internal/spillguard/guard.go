@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -87,11 +88,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
 	o.off = !cfg.Enabled(name)
-	if p.ToolName() == "Bash" { // readsSpill asks the glance table about a command
-		var err error
-		o.glances, err = ephemeral.NewGlances(cfg.Extras())
+	// Made only when a Bash command is asked about (readsSpill): most
+	// results are under the threshold.
+	o.glances = sync.OnceValue(func() *ephemeral.Glances {
+		g, err := ephemeral.NewGlances(cfg.Extras())
 		config.Warn(c, err)
-	}
+		return g
+	})
 	did, err := run(p, o, *wb, stdout)
 	if err != nil {
 		return c.Fail(err)
@@ -105,7 +108,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 type options struct {
 	threshold, head int
 	mainOnly        bool
-	glances         *ephemeral.Glances // the table readsSpill asks about a Bash command
+	glances         func() *ephemeral.Glances // the table readsSpill asks about a Bash command
 	off             bool               // spill-guard.enabled is false: captured outputs only
 }
 
@@ -192,7 +195,7 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 			return outcome{}, err
 		}
 	}
-	if readsSpill(p, o.glances, tool, root, dir) {
+	if readsSpill(p, o.glances(), tool, root, dir) {
 		return pass("reads a spill file back", resp), nil
 	}
 	if nowhere(stdout) {
