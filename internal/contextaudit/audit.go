@@ -104,8 +104,7 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 	return s.r, warnings, nil
 }
 
-// readFile streams one transcript and returns how many lines parsed. Lines
-// are parsed on every CPU (transcript.Scan) and counted here in order.
+// readFile streams one transcript and returns how many lines parsed.
 func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -170,7 +169,7 @@ func (th *thread) assistant(e *transcript.Entry) {
 	// new message.id starts a turn; memory stays constant however long the
 	// transcript. A synthetic API-error entry is no response of the model.
 	if !e.IsAPIError && (m.ID == "" || m.ID != th.lastMsg) {
-		th.lastMsg = m.ID
+		th.lastMsg = strings.Clone(m.ID) // a view of the line
 		th.t.Turns++
 		th.usage(m.Usage)
 	}
@@ -221,7 +220,7 @@ func (th *thread) toolUse(b transcript.Block, cwd string) {
 		r.Briefs.Chars += int64(utf8.RuneCountInString(b.Input.Get("prompt").Str))
 	}
 	if len(eff.writes)+len(eff.runs) > 0 {
-		th.pending[b.ID] = eff
+		th.pending[strings.Clone(b.ID)] = eff // a view of its line, which it would keep
 	}
 }
 

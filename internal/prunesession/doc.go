@@ -17,14 +17,12 @@
 // spill.WriteUnsynced). A crash of the whole system soon after may lose the
 // fork, never the original, which is only read. --sync fsyncs the fork, its
 // folder and --trim's spill files, and the folders that hold their names,
-// before the id is printed: measured on a
-// 200 MB transcript (docs/BENCHMARKS.md), the wait for the disk made the
-// run 40% longer. The transcript is
-// read twice (a plan, then the fork): lines a live session appends in
-// between are left out of the fork, and a transcript whose lines change in
-// between is refused when the change shows in the number of lines, a line's
-// length or where its sessionId stands (a change that keeps all three, not
-// something Claude Code does, is not seen).
+// before the id is printed. The transcript is read twice (a plan, then the
+// fork): lines a live session appends in between are left out of the fork,
+// and a transcript whose lines change in between (a checksum of what the
+// first read) is refused. SIGINT, SIGTERM and SIGHUP stop a run and it
+// removes what it wrote; what a SIGKILL leaves is removed by a later run
+// (leftovers.go).
 // On the main thread:
 //  1. glance results (Bash commands package ephemeral calls glances) but the
 //     most recent --keep-recent expire: their body becomes a note naming the
@@ -54,6 +52,7 @@
 // expires: the one delegate-guard used in that session's project.
 //
 // Exit codes: 0 when the fork is written (or, with --dry-run, when it could
-// be); 1 with one stderr line when it cannot be: a transcript that does not
-// fully parse is refused and nothing is written. Never 2.
+// be); 1 with one stderr line when it cannot be (a transcript that does not
+// fully parse is refused) or when a signal stopped it: nothing is written.
+// Never 2.
 package prunesession

@@ -2,6 +2,7 @@ package prunesession
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // dst and renamed into place, so dst appears whole or not at all. With dst
 // "" nothing is written: the files are only checked (a dry run). A missing
 // src gives a dst holding the marker alone.
-func copySessionDir(src, dst, oldID, newID string, sync bool) error {
+func copySessionDir(ctx context.Context, src, dst, oldID, newID string, sync bool) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		if dst == "" {
 			return nil
@@ -94,7 +95,7 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 			case rel == transcript.ForkMarker:
 				return nil // the origin of src, not of this fork
 			}
-			return copyFile(path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
+			return copyFile(ctx, path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
 		})
 	}
 	if err == nil && tmp != "" {
@@ -120,10 +121,7 @@ func copySessionDir(src, dst, oldID, newID string, sync bool) error {
 	if err != nil && tmp != "" {
 		// Folders already given a read-only mode would keep RemoveAll
 		// from emptying them.
-		for _, p := range perms {
-			os.Chmod(p.path, ownerOnly)
-		}
-		os.RemoveAll(tmp)
+		removeTree(tmp)
 	}
 	return err
 }
@@ -142,12 +140,12 @@ const ownerOnly fs.FileMode = 0o700
 
 // copyFile copies one file of the session folder; a transcript is checked
 // line by line and gets the new session id.
-func copyFile(src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
-	in, err := os.Open(src)
+func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
+	in, closeIn, err := openInterruptible(ctx, src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer closeIn()
 	var out io.Writer = io.Discard
 	var f *os.File
 	if !dry {
@@ -175,28 +173,19 @@ func copyFile(src, dst string, dry, sync, isTranscript bool, oldID, newID string
 	return nil
 }
 
-// writeBufferSize batches a copied transcript into large writes.
-const writeBufferSize = 64 << 10
-
+// copyTranscript copies a subagent transcript line by line, checking that
+// each parses and giving it the fork's session id.
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, writeBufferSize)
-	var scratch []byte
-	// Nothing of a line is kept past it: its strings can stay views.
-	err := transcript.ScanViews(in, func(_ int, e *transcript.Entry, err error) error {
+	var line []byte
+	err := transcript.Scan(in, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
-		if at := int(sessionIDAt(e.Raw, e, e.SessionID)); at >= 0 && len(newID) == uuidLen {
-			// Most lines: written around the id, as rewriter.write does.
-			w.Write(e.Raw[:at+1])
-			w.WriteString(newID)
-			w.Write(e.Raw[at+1+uuidLen:])
-			return w.WriteByte('\n')
-		}
-		if scratch, err = setSessionID(append(scratch[:0], e.Raw...), oldID, newID); err != nil {
+		if line, err = setSessionID(append(line[:0], e.Raw...), oldID, newID); err != nil {
 			return err
 		}
-		w.Write(scratch)
+		w.Write(line)
 		return w.WriteByte('\n')
 	})
 	if err != nil {

@@ -2,17 +2,17 @@ package prunesession
 
 import (
 	"errors"
+	"hash/crc32"
+	"hash/maphash"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/flowerhooks/flower/pkg/arena"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
@@ -44,81 +44,110 @@ type options struct {
 	glances *ephemeral.Glances
 }
 
-// call is a tool_use seen in pass one.
+// The plan keeps little per line, so that its memory stays well below the
+// transcript's whatever the transcript's shape: a call is kept only until
+// its result is read (unless it is denied), and a result only when a rule
+// may act on it. Line numbers and counts are int32: 2^31 lines would make
+// a transcript of tens of gigabytes, and transcript.MaxLineBytes bounds a
+// block's characters.
+
+// call is a main-thread tool_use whose result has not been read yet, or
+// whose result was denied.
 type call struct {
-	line         int
-	uuid, parent string
-	block        int // index in message.content
-	blocks       int // blocks of the entry
-	chars        int
-	cmd          string // a glance's command as its expiry note quotes it, "" otherwise
-	turn         int    // the turn it was made in
+	line, block, blocks, chars, turn int32
+	note                             int32  // a glance's: its expiry note's command (plan.notes), else noNote
+	uuid, parent                     string // its entry's, to remove it
+	refs                             []toolRef
 }
 
-// result is a main-thread tool_result seen in pass one.
-type result struct {
-	line         int
-	uuid, parent string
-	block        int
-	blocks       int
-	results      int // tool_result blocks of the entry
-	toolUseID    string
-	denial       string
-	chars        int
-	textOnly     bool  // content is a string or text blocks only
-	call         *call // its tool_use, nil when not in the file (set by decide)
-	handled      bool  // a rule has dealt with it (set by decide)
-}
-
-// slab hands out pointers to values allocated a chunk at a time: a
-// transcript of 200 MB has some 30,000 calls and as many results, and one
-// allocation each was a tenth of the first pass (with the GC it fed).
-type slab[T any] struct{ chunk []T }
-
-// slabChunk is how many values one allocation of a slab holds.
-const slabChunk = 1024
-
-func (s *slab[T]) new() *T {
-	if len(s.chunk) == cap(s.chunk) {
-		s.chunk = make([]T, 0, slabChunk)
+// same is s, as the string c already holds when it is the uuid of c or of
+// one of its entries (the parent of the next one, most often), else as a
+// copy: a removed call's entries name each other.
+func (c *call) same(s string) string {
+	if s == c.uuid {
+		return c.uuid
 	}
-	s.chunk = s.chunk[:len(s.chunk)+1]
-	return &s.chunk[len(s.chunk)-1]
+	for _, rf := range c.refs {
+		if s == rf.uuid {
+			return rf.uuid
+		}
+	}
+	return strings.Clone(s)
 }
+
+// noNote is the note of a call that is no glance.
+const noNote = -1
 
 // toolRef is an entry that belongs to a call without being its tool_use or
 // tool_result: hook progress and hook attachments (toolUseID,
 // parentToolUseID). It goes when its call goes.
 type toolRef struct {
-	line         int
+	line         int32
 	uuid, parent string
-	ids          [2]string
 }
 
-// plan is what pass one decided: the lines to drop, the edits per line, and
-// what the report says.
+// result is a main-thread tool_result that a rule may act on: a denied or
+// interrupted one, the result of a glance, or with --trim a large one. A
+// session can hold hundreds of thousands of glance results, so a result
+// is 32 bytes, and what only a few need is in more.
+type result struct {
+	line, block, chars int32
+	turn               int32 // a glance's: the turn its call was made in
+	note               int32 // a glance's: its call's note, else noNote
+	denial             denial
+	single             bool // the entry's only tool_result, so toolUseResult is its own
+	textOnly           bool // content is a string or text blocks only
+	handled            bool // a rule has dealt with it (set by decide)
+	// more is set on denied and large results only: what removing or
+	// trimming them needs.
+	more *more
+}
+
+type more struct {
+	id           string // tool_use_id
+	uuid, parent string
+	blocks       int32
+	call         *call // denied results: their call, nil when it was not read before them
+}
+
+// denial is what a result's toolDenialKind says the rules need.
+type denial uint8
+
+const (
+	notDenied    denial = iota
+	deniedByRule        // denialRule
+	neverRan            // denialInterrupted or denialCancelled
+)
+
+// plan is what pass one decided: the lines to drop, the edits of the lines
+// kept, and what the report says.
 type plan struct {
-	lines   int
-	size    int64             // bytes read: pass two copies these and no more
+	lines int
+	// size and sum are the bytes pass one read and their checksum: pass two
+	// reads as many and checks that they are the same.
+	size    int64
+	sum     uint32
 	cwd     string            // the session's cwd, from its first entry that has one
 	dropped map[string]string // uuid of a dropped entry -> its parentUuid
-	edits   map[int]*lineEdit
-	// flags holds, per line (index line-1), which of relinkFields the entry
-	// sets (bit i for relinkFields[i]) and whether the line is dropped or
-	// edited: a byte a line, so that pass two looks for references only
-	// where they are instead of searching every line for three keys, and
-	// finds a line's fate without a map lookup.
-	flags []uint8
-	// sessionID is the first sessionId of the transcript. sid holds, per
-	// line, where the line's sessionId value starts when it is that one,
-	// written so that pass two can overwrite it where it stands, else -1.
-	sessionID string
-	sid       []int32
-	// length holds each line's length, for pass two to check that the line
-	// it reads is the one pass one checked.
-	length   []int32
-	turns    int
-	spillDir string
+	// glances is the glance table that decides what expires (options.glances).
+	glances *ephemeral.Glances
+	// resolved caches resolve's answers, for pass two.
+	resolved map[string]string
+	// notes are the commands glance notes quote, each once (a session runs
+	// the same few again and again), and noteOf their indexes.
+	notes  []string
+	noteOf map[string]int32
+	hints  []string // the spill files' name hints of trimBody edits
+	gone   []int32  // the lines dropped, sorted once decided
+	// farRefs are the lines that set logicalParentUuid or leafUuid, in
+	// order: the few that pass two looks in for them (parentUuid, on nearly
+	// every line, is its first member and found at once).
+	farRefs []int32
+	edits   []edit // the changes of kept lines, sorted by line once decided
+	turns   int
+	// removedBlocks counts, per line, the blocks removed so far.
+	removedBlocks map[int32]int32
+	spillDir      string
 
 	charsBefore int64
 	charsGone   int64 // body characters of dropped blocks and entries
@@ -127,83 +156,116 @@ type plan struct {
 	deniedSeen, glancesSeen, largeSeen                int
 }
 
-// Bits of plan.flags beside the relinkFields ones.
-const (
-	refBits     = 1<<len(relinkFields) - 1
-	lineDropped = 1 << len(relinkFields)
-	lineEdited  = 1 << (len(relinkFields) + 1)
-)
-
-// lineEdit is what changes in one kept line.
-type lineEdit struct {
-	remove  []int         // message.content indexes dropped
-	replace []replacement // tool_result bodies replaced
+// edit is one change of a kept line: a block removed, or a tool_result's
+// body replaced. Every expired glance result is one, so it is 24 bytes.
+type edit struct {
+	line, block int32
+	oldChars    int32
+	turnsAgo    int32 // noteExpired: how many turns ago the call was made
+	text        int32 // noteExpired: its note's command (plan.notes); trimBody: the spill file's name hint (plan.hints)
+	kind        editKind
+	single      bool // the entry's only tool_result: toolUseResult changes too
 }
 
-// replacement replaces the content of one tool_result block.
-type replacement struct {
-	block    int
-	text     string // the new content; for a trim, built in pass two
-	trim     string // the spill file's name hint, "" for a note
-	oldChars int
-	single   bool // the entry's only tool_result, so toolUseResult is its own
+type editKind uint8
+
+const (
+	removeBlock editKind = iota
+	noteInterrupted
+	noteExpired
+	trimBody
+)
+
+// checksum is the table of plan.sum: CRC-32C, which the CPU computes.
+var checksum = crc32.MakeTable(crc32.Castagnoli)
+
+// digest counts and checksums the bytes a pass reads.
+type digest struct {
+	n   int64
+	sum uint32
+}
+
+func (d *digest) Write(b []byte) (int, error) {
+	d.n += int64(len(b))
+	d.sum = crc32.Update(d.sum, checksum, b)
+	return len(b), nil
 }
 
 // buildPlan reads the transcript once, checking every line, and decides
-// every change. It keeps a small index: the calls, the main-thread results,
-// and the few entries it will drop; never the bodies.
+// every change.
 func buildPlan(r io.Reader, o options) (*plan, error) {
-	p := &plan{dropped: map[string]string{}, edits: map[int]*lineEdit{}}
-	// Sized for the file at the outset: growing them line by line was a
-	// tenth of the first pass (rehashing the calls, copying the slices).
-	lines, callCount := expected(r)
-	calls := make(map[string]*call, callCount)
-	results := make([]*result, 0, callCount)
-	p.flags, p.sid, p.length = make([]uint8, 0, lines), make([]int32, 0, lines), make([]int32, 0, lines)
-	var refs []toolRef
-	type apiErr struct {
-		line         int
-		uuid, parent string
-		chars        int
+	p := &plan{dropped: map[string]string{}, removedBlocks: map[int32]int32{}, noteOf: map[string]int32{}, glances: o.glances}
+	var (
+		open    = map[string]*call{} // calls whose result is still to come, by id
+		denied  = map[string]*call{} // calls denied and not removed yet, by id
+		goneIDs = map[string]bool{}  // the ids of the calls removed
+		queue   []int                // indexes in results of the denials not removed yet, oldest first
+		results []result
+		apiErrs []toolRef
+		// Turns are distinct message ids. A hash of each stands for it:
+		// a set of the ids themselves was a tenth of the plan's memory on
+		// a transcript of small lines. The seed is random, so that no
+		// transcript can be written to make two ids collide.
+		seed    = maphash.MakeSeed()
+		seen    = map[uint64]struct{}{}
+		lastMsg string
+	)
+	// Rule 2 is applied as the transcript is read: every denied call but
+	// the most recent keepDenials goes, so the oldest of the queue goes as
+	// soon as keepDenials newer ones are known, and what removing it needed
+	// is freed. A transcript of denials would otherwise make the plan keep
+	// a few hundred bytes for each.
+	removeOldest := func() {
+		r := &results[queue[0]]
+		queue = queue[1:]
+		c := r.more.call
+		if c == nil {
+			// Its tool_use is not in this file: removing the result alone
+			// would leave a half pair, so both stay.
+			return
+		}
+		delete(denied, r.more.id)
+		p.removeBlock(c.line, c.uuid, c.parent, c.block, c.blocks)
+		p.removeBlock(r.line, r.more.uuid, r.more.parent, r.block, r.more.blocks)
+		p.charsGone += int64(c.chars + r.chars)
+		for _, rf := range c.refs {
+			p.dropLine(rf.line, rf.uuid, rf.parent)
+		}
+		goneIDs[r.more.id] = true
+		r.handled, r.more = true, nil
+		p.removed++
 	}
-	var apiErrs []apiErr
-	seenMsg, lastMsg := make(map[string]bool, callCount), ""
-	glance := glances{}
-	var callSlab slab[call]
-	var resultSlab slab[result]
-	// The strings the plan holds on to (ids, uuids) are copied into keep:
-	// an entry's strings share chunks with those of the lines around it
-	// (transcript.Parse), which a kept uuid would keep alive whole.
-	var keep arena.Strings
-
-	counted := &countingReader{r: r}
-	// The entry's strings are views of its line (ScanViews): what the plan
-	// keeps is copied, into keep or on its own.
-	err := transcript.ScanViews(counted, func(n int, e *transcript.Entry, err error) error {
+	var read digest
+	err := transcript.Scan(io.TeeReader(r, &read), func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
-		raw := e.Raw
+		line := int32(n)
 		p.lines = n
-		var set uint8
-		for i, v := range [...]string{e.ParentUUID, e.LogicalParentUUID, e.LeafUUID} {
-			if v != "" {
-				set |= 1 << i
-			}
-		}
-		p.flags = append(p.flags, set)
-		if p.sessionID == "" && e.SessionID != "" {
-			p.sessionID = strings.Clone(e.SessionID)
-		}
-		p.sid = append(p.sid, sessionIDAt(raw, e, p.sessionID))
-		p.length = append(p.length, int32(len(raw))) // at most transcript.MaxLineBytes
 		if p.cwd == "" && e.UUID != "" && e.Cwd != "" {
 			p.cwd = strings.Clone(e.Cwd)
 		}
-		main := !e.IsSidechain
-		if e.Message == nil || !main {
-			if main && e.UUID != "" && (e.ToolUseID != "" || e.ParentToolUseID != "") {
-				refs = append(refs, toolRef{n, keep.Copy(e.UUID), keep.Copy(e.ParentUUID), [2]string{keep.Copy(e.ToolUseID), keep.Copy(e.ParentToolUseID)}})
+		if e.LogicalParentUUID != "" || e.LeafUUID != "" {
+			p.farRefs = append(p.farRefs, line)
+		}
+		if e.IsSidechain {
+			return nil
+		}
+		if e.Message == nil {
+			if e.UUID == "" {
+				return nil
+			}
+			for _, id := range uniqueIDs(e.ToolUseID, e.ParentToolUseID) {
+				c := open[id]
+				if c == nil {
+					c = denied[id]
+				}
+				switch {
+				case goneIDs[id]:
+					p.dropLine(line, strings.Clone(e.UUID), strings.Clone(e.ParentUUID))
+				case c != nil:
+					c.refs = append(c.refs, toolRef{line, strings.Clone(e.UUID), c.same(e.ParentUUID)})
+				}
 			}
 			return nil
 		}
@@ -212,48 +274,70 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			p.charsBefore += int64(chars)
 		}
 		if e.IsAPIError {
-			apiErrs = append(apiErrs, apiErr{n, keep.Copy(e.UUID), keep.Copy(e.ParentUUID), chars})
+			apiErrs = append(apiErrs, toolRef{line, strings.Clone(e.UUID), strings.Clone(e.ParentUUID)})
+			p.charsGone += int64(chars)
 			return nil
 		}
-		// The entries of one response come one after another: the map is
+		// The entries of one response come one after another: the set is
 		// only asked when the id changes.
 		if id := e.Message.ID; e.Type == "assistant" && id != "" && id != lastMsg {
-			if lastMsg = keep.Copy(id); !seenMsg[lastMsg] {
-				seenMsg[lastMsg] = true
+			lastMsg = strings.Clone(id)
+			h := maphash.String(seed, id)
+			if _, ok := seen[h]; !ok {
+				seen[h] = struct{}{}
 				p.turns++
 			}
 		}
-		blocks := len(e.Message.Blocks)
-		// The blocks are walked here instead of through ToolUses and
-		// ToolResults, which copy them into new slices for every line.
+		blocks := int32(len(e.Message.Blocks))
 		trs := 0
-		for i := range e.Message.Blocks {
-			if e.Message.Blocks[i].Type == "tool_result" {
+		for _, b := range e.Message.Blocks {
+			if b.Type == "tool_result" {
 				trs++
 			}
 		}
-		for i := range e.Message.Blocks {
-			b := &e.Message.Blocks[i]
+		for _, b := range e.Message.Blocks {
 			switch b.Type {
 			case "tool_use":
-				c := callSlab.new()
-				*c = call{line: n, uuid: keep.Copy(e.UUID), parent: keep.Copy(e.ParentUUID), block: b.Index, blocks: blocks, chars: b.Chars, turn: p.turns}
+				c := &call{line: line, block: int32(b.Index), blocks: blocks, chars: int32(b.Chars), turn: int32(p.turns),
+					note: noNote, uuid: strings.Clone(e.UUID), parent: strings.Clone(e.ParentUUID)}
 				if b.Name == "Bash" {
 					if cmd := b.Input.Get("command"); cmd.Type == gjson.String {
-						c.cmd = glance.quoted(o.glances, cmd.Str)
+						c.note = p.glanceNote(cmd.Str)
 					}
 				}
-				calls[keep.Copy(b.ID)] = c
+				open[strings.Clone(b.ID)] = c
 			case "tool_result":
-				denial := ""
+				r := result{line: line, block: int32(b.Index), chars: int32(b.Chars), note: noNote, single: trs == 1, textOnly: textOnly(b)}
 				if trs == 1 {
-					denial = keep.Copy(e.ToolDenialKind)
+					r.denial = denialOf(e.ToolDenialKind)
 				}
-				r := resultSlab.new()
-				*r = result{line: n, uuid: keep.Copy(e.UUID), parent: keep.Copy(e.ParentUUID), block: b.Index,
-					blocks: blocks, results: trs, toolUseID: keep.Copy(b.ToolUseID), denial: denial, chars: b.Chars,
-					textOnly: textOnly(*b)}
-				results = append(results, r)
+				c := open[b.ToolUseID]
+				delete(open, b.ToolUseID)
+				if c != nil && c.note != noNote {
+					r.note, r.turn = c.note, c.turn
+				}
+				large := o.trim && r.textOnly && int(r.chars) >= o.trimMin
+				if r.denial == deniedByRule || large {
+					r.more = &more{id: strings.Clone(b.ToolUseID), blocks: blocks}
+				}
+				if r.denial == deniedByRule {
+					r.more.uuid, r.more.call = strings.Clone(e.UUID), c
+					if c != nil {
+						r.more.parent = c.same(e.ParentUUID)
+						denied[r.more.id] = c
+					} else {
+						r.more.parent = strings.Clone(e.ParentUUID)
+					}
+				}
+				if r.denial != notDenied || r.note != noNote || large {
+					results = append(results, r)
+				}
+				if r.denial == deniedByRule {
+					p.deniedSeen++
+					if queue = append(queue, len(results)-1); len(queue) > o.keepDenials {
+						removeOldest()
+					}
+				}
 			}
 		}
 		return nil
@@ -264,7 +348,7 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	if p.lines == 0 {
 		return nil, errors.New("the transcript is empty")
 	}
-	p.size = counted.n
+	p.size, p.sum = read.n, read.sum
 	p.spillDir = o.spillDir
 	if p.spillDir == "" && o.trim {
 		if p.cwd == "" {
@@ -272,56 +356,50 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		}
 		p.spillDir = spill.Dir(filepath.Join(p.cwd, hook.WorkbenchDirName))
 	}
-	p.decide(o, calls, results, refs)
+	p.decide(o, results)
 	for _, a := range apiErrs {
 		p.dropLine(a.line, a.uuid, a.parent)
-		p.charsGone += int64(a.chars)
 		p.apiErrors++
 	}
+	slices.Sort(p.gone)
+	p.gone = slices.Compact(p.gone)
+	slices.SortStableFunc(p.edits, func(a, b edit) int { return int(a.line - b.line) })
 	return p, nil
 }
 
+// uniqueIDs is the non-empty ids among a and b, each once.
+func uniqueIDs(a, b string) []string {
+	switch {
+	case a == "" && b == "":
+		return nil
+	case a == "" || a == b:
+		return []string{b}
+	case b == "":
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+// denialOf is what toolDenialKind kind means to the rules.
+func denialOf(kind string) denial {
+	switch kind {
+	case denialRule:
+		return deniedByRule
+	case denialInterrupted, denialCancelled:
+		return neverRan
+	}
+	return notDenied
+}
+
 // decide applies the rules in order of precedence: a denied call goes
-// whole, an interrupted result gets the interruption note, a glance result
-// expires, and only what is left may be trimmed.
-func (p *plan) decide(o options, calls map[string]*call, results []*result, refs []toolRef) {
-	for _, r := range results {
-		r.call = calls[r.toolUseID]
-	}
-
-	// Rule 2: denied calls, the most recent keepDenials kept.
-	var denied []*result
-	for _, r := range results {
-		if r.denial == denialRule {
-			denied = append(denied, r)
-		}
-	}
-	p.deniedSeen = len(denied)
-	gone := map[string]bool{}
-	for _, r := range older(denied, o.keepDenials) {
-		c := r.call
-		if c == nil {
-			// Its tool_use is not in this file: removing the result alone
-			// would leave a half pair, so both stay.
-			continue
-		}
-		p.removeBlock(c.line, c.uuid, c.parent, c.block, c.blocks)
-		p.removeBlock(r.line, r.uuid, r.parent, r.block, r.blocks)
-		p.charsGone += int64(c.chars + r.chars)
-		gone[r.toolUseID] = true
-		r.handled = true
-		p.removed++
-	}
-	for _, rf := range refs {
-		if gone[rf.ids[0]] || gone[rf.ids[1]] {
-			p.dropLine(rf.line, rf.uuid, rf.parent)
-		}
-	}
-
+// whole (rule 2, done as buildPlan reads), an interrupted result gets the
+// interruption note, a glance result expires, and only what is left may be
+// trimmed.
+func (p *plan) decide(o options, results []result) {
 	// Rule 3: results an interruption left behind.
-	for _, r := range results {
-		if !r.handled && (r.denial == denialInterrupted || r.denial == denialCancelled) {
-			p.replace(r, interruptedNote)
+	for i := range results {
+		if r := &results[i]; !r.handled && r.denial == neverRan {
+			p.replace(r, edit{kind: noteInterrupted})
 			r.handled = true
 			p.interrupted++
 		}
@@ -329,14 +407,14 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 
 	// Rule 1: glance results but the most recent keepRecent expire.
 	var glances []*result
-	for _, r := range results {
-		if r.call != nil && r.call.cmd != "" && !r.handled {
+	for i := range results {
+		if r := &results[i]; r.note != noNote && !r.handled {
 			glances = append(glances, r)
 		}
 	}
 	p.glancesSeen = len(glances)
 	for _, r := range older(glances, o.keepRecent) {
-		p.replace(r, expiredNote(r.call.cmd, p.turns-r.call.turn))
+		p.replace(r, edit{kind: noteExpired, text: r.note, turnsAgo: int32(p.turns) - r.turn})
 		r.handled = true
 		p.expired++
 	}
@@ -346,110 +424,35 @@ func (p *plan) decide(o options, calls map[string]*call, results []*result, refs
 		return
 	}
 	var large []*result
-	for _, r := range results {
-		if !r.handled && r.textOnly && r.chars >= o.trimMin {
+	for i := range results {
+		if r := &results[i]; !r.handled && r.textOnly && int(r.chars) >= o.trimMin {
 			large = append(large, r)
 		}
 	}
 	p.largeSeen = len(large)
 	for _, r := range older(large, o.trimKeep) {
-		e := p.edit(r.line)
-		e.replace = append(e.replace, replacement{block: r.block, oldChars: r.chars, single: r.results == 1,
-			trim: "prune-" + safeName(r.toolUseID)})
+		p.hints = append(p.hints, "prune-"+safeName(r.more.id))
+		p.replace(r, edit{kind: trimBody, text: int32(len(p.hints) - 1)})
 		p.trimmed++
 	}
 }
 
-// uuidLen is the length of a session id as Claude Code writes it, and of the
-// fork's id (checked by --session-id).
-const uuidLen = 36
-
-// sessionIDAt is where pass two can overwrite the line's session id in
-// place: the offset of its opening quote when the value is id, a UUID-long
-// string written without escapes, else -1.
-func sessionIDAt(raw []byte, e *transcript.Entry, id string) int32 {
-	at := e.SessionIDIndex
-	if at <= 0 || at > math.MaxInt32 || e.SessionID != id || !sessionIDIsAt(raw, at, id) {
-		return -1
+// glanceNote is the index in p.notes of cmd as an expiry note quotes it
+// (noteCommand) when cmd is a glance, else noNote.
+func (p *plan) glanceNote(cmd string) int32 {
+	if !p.glances.IsEphemeral(cmd) {
+		return noNote
 	}
-	return int32(at)
-}
-
-// sessionIDIsAt reports whether raw holds, from at, the UUID-long id
-// quoted and without escapes.
-func sessionIDIsAt(raw []byte, at int, id string) bool {
-	return len(id) == uuidLen && at >= 0 && at+uuidLen+2 <= len(raw) &&
-		raw[at] == '"' && raw[at+uuidLen+1] == '"' && string(raw[at+1:at+1+uuidLen]) == id
-}
-
-// Bytes a line and a call take in a long session, on average, give or take:
-// the bench's transcript has 2.3 KB a line and 6 KB a call.
-const (
-	bytesPerLine = 2 << 10
-	bytesPerCall = 4 << 10
-	// maxExpected bounds what a size alone makes buildPlan reserve.
-	maxExpected = 1 << 20
-)
-
-// expected guesses how many lines and calls r holds, from its size when
-// it knows it (a file, a bytes.Reader), else 0.
-func expected(r io.Reader) (lines, calls int) {
-	var size int64
-	switch r := r.(type) {
-	case *os.File:
-		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fi.Size()
-		}
-	case interface{ Len() int }:
-		size = int64(r.Len())
-	}
-	return int(min(size/bytesPerLine, maxExpected)), int(min(size/bytesPerCall, maxExpected))
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n += int64(n)
-	return n, err
-}
-
-// glances memoizes Glances.IsEphemeral: a session runs the same few
-// commands (git status, ls) again and again, and parsing each as shell was
-// measured at 7% of prune-session's CPU on the bench's 200 MB transcript,
-// all of it on the goroutine that builds the plan while the others parse.
-type glances map[string]string
-
-// maxMemoCommand bounds the commands glances remembers, so that its memory
-// stays small whatever the session: the commands that repeat are short,
-// and a long one (a heredoc) is mostly run once.
-const maxMemoCommand = 256
-
-// quoted returns cmd as an expiry note quotes it (noteCommand) when cmd is
-// a glance, else "".
-func (g glances) quoted(t *ephemeral.Glances, cmd string) string {
-	if len(cmd) > maxMemoCommand {
-		return glanceNote(t, cmd)
-	}
-	q, ok := g[cmd]
+	note := noteCommand(cmd)
+	i, ok := p.noteOf[note]
 	if !ok {
-		q = glanceNote(t, cmd)
-		g[strings.Clone(cmd)] = q
+		// A copy: noteCommand may return cmd itself, a view of the line.
+		note = strings.Clone(note)
+		i = int32(len(p.notes))
+		p.notes = append(p.notes, note)
+		p.noteOf[note] = i
 	}
-	return q
-}
-
-func glanceNote(t *ephemeral.Glances, cmd string) string {
-	if !t.IsEphemeral(cmd) {
-		return ""
-	}
-	// A copy: cmd is a view of the line, whose buffer pass one reuses,
-	// and noteCommand may return it as it is.
-	return strings.Clone(noteCommand(cmd))
+	return i
 }
 
 // older returns all of rs but the last keep.
@@ -460,57 +463,70 @@ func older(rs []*result, keep int) []*result {
 	return rs[:len(rs)-max(keep, 0)]
 }
 
-func (p *plan) edit(line int) *lineEdit {
-	e := p.edits[line]
-	if e == nil {
-		e = &lineEdit{}
-		p.edits[line] = e
-		p.flags[line-1] |= lineEdited
-	}
-	return e
-}
-
-func (p *plan) replace(r *result, text string) {
-	e := p.edit(r.line)
-	e.replace = append(e.replace, replacement{block: r.block, text: text, oldChars: r.chars, single: r.results == 1})
+// replace replaces r's body as e says.
+func (p *plan) replace(r *result, e edit) {
+	e.line, e.block, e.oldChars, e.single = r.line, r.block, r.chars, r.single
+	p.edits = append(p.edits, e)
 }
 
 // removeBlock drops one block of a line, and the line when no block is left.
-func (p *plan) removeBlock(line int, uuid, parent string, block, blocks int) {
-	e := p.edit(line)
-	e.remove = append(e.remove, block)
-	if len(e.remove) >= blocks {
+func (p *plan) removeBlock(line int32, uuid, parent string, block, blocks int32) {
+	n := p.removedBlocks[line] + 1
+	if n >= blocks {
+		delete(p.removedBlocks, line)
 		p.dropLine(line, uuid, parent)
+		return
 	}
+	p.removedBlocks[line] = n
+	p.edits = append(p.edits, edit{line: line, block: block, kind: removeBlock})
 }
 
-func (p *plan) dropLine(line int, uuid, parent string) {
-	p.flags[line-1] |= lineDropped
-	p.flags[line-1] &^= lineEdited
-	delete(p.edits, line)
+func (p *plan) dropLine(line int32, uuid, parent string) {
+	p.gone = append(p.gone, line)
 	if uuid != "" {
 		p.dropped[uuid] = parent
 	}
 }
 
 // resolve maps a uuid to itself, or, if its entry was dropped, to the
-// nearest ancestor that stays ("" for none: the child becomes a root).
+// nearest ancestor that stays ("" for none: the child becomes a root, as
+// for a cycle among dropped entries). Answers are kept, so that a chain is
+// walked once however many entries name it: walking it for each, a
+// transcript whose dropped entries form long chains or cycles took time in
+// the square of their number.
 func (p *plan) resolve(uuid string) string {
-	for range len(p.dropped) + 1 {
+	var path []string
+	seen := map[string]bool{}
+	for {
 		parent, gone := p.dropped[uuid]
 		if !gone {
-			return uuid
+			break
 		}
+		if to, ok := p.resolved[uuid]; ok {
+			uuid = to
+			break
+		}
+		if seen[uuid] {
+			uuid = ""
+			break
+		}
+		seen[uuid] = true
+		path = append(path, uuid)
 		uuid = parent
 	}
-	return "" // a cycle among dropped entries: the child becomes a root
+	if p.resolved == nil {
+		p.resolved = map[string]string{}
+	}
+	for _, u := range path {
+		p.resolved[u] = uuid
+	}
+	return uuid
 }
 
 func textOnly(b transcript.Block) bool {
 	// The raw content is enough to tell a string, and reading the content
 	// would unescape it.
-	raw := b.ContentRaw()
-	if strings.HasPrefix(raw, `"`) {
+	if strings.HasPrefix(b.ContentRaw(), `"`) {
 		return true
 	}
 	c := b.Content()
@@ -552,8 +568,7 @@ const maxNoteCommand = 60
 // that the state may have changed and that rerunning is the remedy (the
 // design's "[`git status -s` result expired (7 turns ago); the current
 // state may have changed. Rerun it if needed]"): one line, and ASCII apart
-// from the command itself. quoted is the command as noteCommand gives it,
-// worked out once per command (glances.quoted), not once per result.
+// from the command itself. quoted is the command as noteCommand gives it.
 func expiredNote(quoted string, turnsAgo int) string {
 	when := strconv.Itoa(turnsAgo) + " turns ago"
 	switch turnsAgo {

@@ -2,11 +2,15 @@ package prunesession
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -93,7 +97,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// delegate-guard used there, and the keys of flags not given.
 	o.glances, err = ephemeral.NewGlances(config.ForCommand(c, sessionCwd(src)).Extras())
 	config.Warn(c, err)
-	rep, err := prune(src, *newID, o, *dry)
+	// A signal stops the run at its next read, and the run removes what it
+	// wrote (leftovers.go).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	rep, err := prune(ctx, src, *newID, o, *dry)
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -106,8 +114,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 
 // prune does the work of Main once the flags are read, on the transcript
 // at src.
-func prune(src, newID string, o options, dry bool) (*report, error) {
-	p, err := readPlan(src, o)
+func prune(ctx context.Context, src, newID string, o options, dry bool) (*report, error) {
+	p, err := readPlan(ctx, src, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
 	}
@@ -117,25 +125,21 @@ func prune(src, newID string, o options, dry bool) (*report, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return nil, fmt.Errorf("%s already exists", dst)
 	}
-	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry, sync: o.sync}
+	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry, sync: o.sync, list: filepath.Join(dstDir, spillList)}
 	run := func(w io.Writer) error {
-		f, err := os.Open(src)
+		r, closeSrc, err := openInterruptible(ctx, src)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		finish := func() error { return nil }
-		if out, ok := w.(*os.File); ok && o.sync {
-			w, finish = withWriteback(out)
-		}
-		err = rw.rewrite(f, w)
-		if ferr := finish(); err == nil {
-			err = ferr
+		defer closeSrc()
+		err = rw.rewrite(r, w)
+		if cerr := rw.closeList(); err == nil {
+			err = cerr
 		}
 		return err
 	}
 	if dry {
-		if err := copySessionDir(transcript.SessionDir(src), "", oldID, newID, false); err != nil {
+		if err := copySessionDir(ctx, transcript.SessionDir(src), "", oldID, newID, false); err != nil {
 			return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 		}
 		if err := run(io.Discard); err != nil {
@@ -143,8 +147,9 @@ func prune(src, newID string, o options, dry bool) (*report, error) {
 		}
 		return newReport(src, "", p, rw.delta, o, true), nil
 	}
+	removeStale(filepath.Dir(dst), time.Now())
 	// The folder first: when the transcript appears, all it refers to is there.
-	if err := copySessionDir(transcript.SessionDir(src), dstDir, oldID, newID, o.sync); err != nil {
+	if err := copySessionDir(ctx, transcript.SessionDir(src), dstDir, oldID, newID, o.sync); err != nil {
 		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 	}
 	err = writeNew(o.sync)(dst, 0o600, run)
@@ -157,7 +162,7 @@ func prune(src, newID string, o options, dry bool) (*report, error) {
 		}
 	}
 	if err != nil {
-		os.RemoveAll(dstDir)
+		removeTree(dstDir)
 		for _, path := range rw.spilled {
 			os.Remove(path)
 		}
@@ -166,6 +171,8 @@ func prune(src, newID string, o options, dry bool) (*report, error) {
 		}
 		return nil, fmt.Errorf("writing %s: %w (nothing written)", dst, err)
 	}
+	// The fork is whole: its spill files are its own now.
+	os.Remove(rw.list)
 	return newReport(src, dst, p, rw.delta, o, false), nil
 }
 
@@ -192,13 +199,13 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-func readPlan(path string, o options) (*plan, error) {
-	f, err := os.Open(path)
+func readPlan(ctx context.Context, path string, o options) (*plan, error) {
+	r, closeSrc, err := openInterruptible(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return buildPlan(f, o)
+	defer closeSrc()
+	return buildPlan(r, o)
 }
 
 // maxCwdPeek bounds what sessionCwd reads: the cwd is on the first entries

@@ -2,6 +2,7 @@ package prunesession
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -206,7 +207,7 @@ func TestCopySessionDirModes(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(src, "tool-results"), 0o700) })
 	dst := filepath.Join(root, newID)
-	if err := copySessionDir(src, dst, oldID, newID, true); err != nil {
+	if err := copySessionDir(context.Background(), src, dst, oldID, newID, true); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(dst, "tool-results"), 0o700) })
@@ -240,13 +241,13 @@ func TestCopySessionDirMarker(t *testing.T) {
 	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 	root := t.TempDir()
 	src, dst := filepath.Join(root, oldID), filepath.Join(root, newID)
-	if err := copySessionDir(src, "", oldID, newID, false); err != nil {
+	if err := copySessionDir(context.Background(), src, "", oldID, newID, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(dst); !os.IsNotExist(err) {
 		t.Fatalf("a dry run left %s (%v)", dst, err)
 	}
-	if err := copySessionDir(src, dst, oldID, newID, true); err != nil {
+	if err := copySessionDir(context.Background(), src, dst, oldID, newID, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dst)

@@ -109,7 +109,7 @@ type options struct {
 	threshold, head int
 	mainOnly        bool
 	glances         func() *ephemeral.Glances // the table readsSpill asks about a Bash command
-	off             bool               // spill-guard.enabled is false: captured outputs only
+	off             bool                      // spill-guard.enabled is false: captured outputs only
 }
 
 // outcome is what run did, for the decision log: nothing to log when its

@@ -14,10 +14,10 @@ import (
 // without reading the document again.
 //
 // It is for documents read whole and walked a few levels down, a
-// transcript line above all: Valid followed by walks with EachMember read
-// a line's strings two or three times (the check, finding each member's
-// end, counting a body's characters), which was most of the time of
-// prune-session's first pass.
+// transcript line above all: gjson's Valid and then ForEach at each level
+// read a line's bodies five or six times, and without the tape
+// prune-session and context-audit took 1.4 to 2.2 times as long on real
+// transcripts (docs/BENCHMARKS.md, "prune-session and context-audit").
 type Tape struct {
 	// Vals holds the document's values down to MaxDepth, in document
 	// order: an object is followed by its members, each a key (a string)

@@ -1,14 +1,15 @@
 // Package transcript reads Claude Code session transcripts: the .jsonl files
 // under $CLAUDE_CONFIG_DIR/projects/<project>/, one JSON object per line.
 //
-// It streams: Reader hands out one line at a time and Parse reads the fields
-// flower needs from a line (checked with gjson.Valid, then walked once: see
-// members.go) without decoding it into structs, so a transcript of any size
-// is read in memory bounded by its longest line. Scan does both, parsing on
-// every CPU and handing the entries over in order, each with the error its
-// line gave (a reader that counts bad lines goes on; one that refuses them
-// stops). The line itself stays the source of truth; an Entry only points
-// into it. Verify checks the red line a rewritten transcript must hold.
+// It streams: Reader hands out one line at a time (bufio, a line at most
+// MaxLineBytes) and Parse reads the fields flower needs from a line
+// (checked and walked in one pass: see members.go) without decoding it into
+// structs, so a transcript of any size is read in memory bounded by its
+// longest line. Scan does both, handing the entries over in order, each with
+// the error its line gave (a reader that counts bad lines goes on; one that
+// refuses them stops). The line itself stays the source of truth; an Entry
+// only points into a copy of it. Verify checks the red line a rewritten
+// transcript must hold.
 //
 // What a transcript looks like (checked against Claude Code 2.1.328):
 //   - Conversation entries (user, assistant, system, attachment, progress)

@@ -10,14 +10,13 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/jsonkind"
-
 	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
-// Entry is what flower reads from one transcript line. Raw is the line
-// itself, not copied. The string fields are copies and can be kept; the gjson
-// results (Block.Input, Block.Content(), ToolUseResult) point into Raw and are
-// valid only while Raw's bytes are (with a Reader: until its next call).
+// Entry is what flower reads from one transcript line. Raw is the line as
+// Parse was given it, and the string fields and gjson results are views of
+// it, not copies: they are valid as long as Raw's bytes are (with Scan,
+// until fn returns). A reader clones what it keeps (strings.Clone).
 type Entry struct {
 	Raw  []byte
 	Type string // user, assistant, system, attachment, progress, last-prompt, …
@@ -27,13 +26,9 @@ type Entry struct {
 	LogicalParentUUID string // set on compaction boundaries
 	LeafUUID          string // set on last-prompt and summary entries
 	SessionID         string
-	// SessionIDIndex is where the sessionId value (its opening quote)
-	// starts in Raw, -1 when the entry has none: a rewrite of the id can
-	// go straight there.
-	SessionIDIndex int
-	AgentID        string // set in subagent transcripts
-	Cwd            string
-	Timestamp      string
+	AgentID           string // set in subagent transcripts
+	Cwd               string
+	Timestamp         string
 
 	IsSidechain bool // true for every entry of a subagent transcript
 	IsAPIError  bool // a synthetic assistant entry standing for a failed API call
@@ -85,9 +80,8 @@ type Block struct {
 }
 
 // Content is a tool_result's content as gjson reads it: a string or an array
-// of blocks. It is read on demand, a string unescaped at each call: Parse
-// leaves it alone because unescaping every body cost a third of the parse,
-// and few readers need the text.
+// of blocks. It is read on demand, a string unescaped at each call: few
+// readers need the text of every body.
 func (b Block) Content() gjson.Result { return b.content.result() }
 
 // ContentRaw is a tool_result's content as it stands in the line, JSON
@@ -147,69 +141,49 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // UTF-8 with a string "type"; the fields flower reads must have the types
 // Claude Code writes, or Parse says which one does not. Fields it does not
 // read are not checked: unknown entry types pass as long as they are JSON.
-func Parse(raw []byte) (*Entry, error) {
-	e := new(Entry)
-	if err := parse(e, nil, raw, true); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
+// A field written twice counts as gjson's ForEach sees it: the last one.
+func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
 
-// parse is Parse into e, which it overwrites. A message is read into m
-// when m is not nil, reusing the array of its blocks: Scan parses every
-// line of a batch into the entries of the batch before, and allocating
-// an entry, a message and a block array for each line was, with the GC
-// it called for, a fifth of prune-session's first pass.
-//
-// With own false the string fields stay views of raw (ScanViews).
-func parse(e *Entry, m *Message, raw []byte, own bool) error {
-	// Parsing a view of raw instead of a copy halves the cost of reading a
-	// transcript: a copy of every line is 200 MB of garbage for a 200 MB
-	// file. The view is safe because nothing writes to raw while the Entry
-	// is in use: Raw and the gjson results are documented as valid only as
-	// long as raw's bytes are, and own copies the string fields (but for
-	// ScanViews, whose callers copy what they keep).
-	s := unsafe.String(unsafe.SliceData(raw), len(raw))
-	ln := lines.Get().(*line)
-	defer func() {
-		ln.s = "" // the pool keeps the tape, not the line's buffer
-		lines.Put(ln)
-	}()
+// parse is Parse on ln, whose tape it reuses: Scan parses every line of a
+// transcript on one; a tape grown anew for each line made context-audit
+// and prune-session 1.1 to 1.4 times as slow (docs/BENCHMARKS.md).
+func (ln *line) parse(raw []byte) (*Entry, error) {
+	// A view, not a copy: a copy of every line (every line of a 50 MB
+	// transcript is 50 MB of garbage) made context-audit and prune-session
+	// 1.15 to 1.33 times as slow (docs/BENCHMARKS.md).
+	ln.s = unsafe.String(unsafe.SliceData(raw), len(raw))
 	var root value
-	switch ln.Scan(s) {
+	switch ln.Scan(ln.s) {
 	case jsonscan.ScanNotUTF8:
-		return errors.New("not valid UTF-8")
+		return nil, errors.New("not valid UTF-8")
 	case jsonscan.ScanNotJSON:
-		return errors.New("not valid JSON")
+		return nil, errors.New("not valid JSON")
 	case jsonscan.ScanOK:
-		ln.s = s
 		r := ln.Root()
-		root = value{raw: s[r.Start:r.End], index: int(r.Start), t: ln}
+		root = value{raw: ln.s[r.Start:r.End], index: int(r.Start), t: ln}
 	default: // too many values for a tape: checked and walked without one
 		if !utf8.Valid(raw) {
-			return errors.New("not valid UTF-8")
+			return nil, errors.New("not valid UTF-8")
 		}
-		if !jsonscan.Valid(s) {
-			return errors.New("not valid JSON")
+		if !gjson.Valid(ln.s) {
+			return nil, errors.New("not valid JSON")
 		}
-		root.raw = s[jsonscan.SkipSpace(s, 0):]
-		root.index = len(s) - len(root.raw)
-		root.raw = strings.TrimRight(root.raw, " \t\r\n")
+		trimmed := strings.TrimLeft(ln.s, " \t\r\n")
+		root = value{raw: strings.TrimRight(trimmed, " \t\r\n"), index: len(ln.s) - len(trimmed)}
 	}
 	if !root.isObject() {
-		return fmt.Errorf("%s, want a JSON object", jsonkind.Of(root.result()))
+		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(root.result()))
 	}
-	*e = Entry{Raw: raw, SessionIDIndex: -1}
+	e := &Entry{Raw: raw}
 	var err error
-	// The strings are views of raw until own copies them.
 	str := func(dst *string, key string, v value) {
 		if err == nil {
-			*dst, err = wantString(key, v)
+			*dst, err = wantString(key, v.result())
 		}
 	}
 	boolean := func(dst *bool, key string, v value) {
 		if err == nil {
-			*dst, err = wantBool(key, v)
+			*dst, err = wantBool(key, v.result())
 		}
 	}
 	var hasType bool
@@ -231,7 +205,6 @@ func parse(e *Entry, m *Message, raw []byte, own bool) error {
 			str(&e.LeafUUID, k, v)
 		case "sessionId":
 			str(&e.SessionID, k, v)
-			e.SessionIDIndex = v.index
 		case "agentId":
 			str(&e.AgentID, k, v)
 		case "cwd":
@@ -252,57 +225,50 @@ func parse(e *Entry, m *Message, raw []byte, own bool) error {
 			boolean(&e.IsMeta, k, v)
 		case "permissionDecision":
 			if v.isObject() && err == nil {
-				e.DenialSource, err = wantStringResult("permissionDecision.source", gjson.Get(v.raw, "source"))
+				e.DenialSource, err = wantString("permissionDecision.source", v.result().Get("source"))
 			}
 		case "toolUseResult":
 			e.ToolUseResult = v.result()
 		case "message":
 			if err == nil && !v.isNull() {
-				if m == nil {
-					m = new(Message)
-				}
-				e.Message, err = m, parseMessage(m, v)
+				e.Message, err = parseMessage(v)
 			}
 		}
 		return err == nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !hasType {
-		return errors.New(`no "type" field`)
+		return nil, errors.New(`no "type" field`)
 	}
-	if own {
-		e.own(ln)
-	}
-	return nil
+	return e, nil
 }
 
-// parseMessage reads v into m, which it overwrites.
-func parseMessage(m *Message, v value) error {
+func parseMessage(v value) (*Message, error) {
 	if !v.isObject() {
-		return fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v.result()))
+		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v.result()))
 	}
-	*m = Message{Blocks: m.Blocks[:0]}
+	m := &Message{}
 	var err error
 	eachMember(v, func(k string, f value) bool {
 		switch k {
 		case "id":
-			m.ID, err = wantString("message.id", f)
+			m.ID, err = wantString("message.id", f.result())
 		case "role":
-			m.Role, err = wantString("message.role", f)
+			m.Role, err = wantString("message.role", f.result())
 		case "model":
-			m.Model, err = wantString("message.model", f)
+			m.Model, err = wantString("message.model", f.result())
 		case "usage":
 			if !f.isNull() {
-				m.Usage, err = parseUsage(f)
+				m.Usage, err = parseUsage(f.result())
 			}
 		case "content":
 			err = parseContent(m, f)
 		}
 		return err == nil
 	})
-	return err
+	return m, err
 }
 
 func parseContent(m *Message, v value) error {
@@ -311,7 +277,7 @@ func parseContent(m *Message, v value) error {
 		return nil
 	case v.isString():
 		m.StringContent = true
-		m.Blocks = append(m.Blocks[:0], Block{Index: -1, Type: "text", Chars: v.chars()})
+		m.Blocks = []Block{{Index: -1, Type: "text", Chars: v.chars()}}
 		return nil
 	case !v.isArray():
 		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v.result()))
@@ -330,7 +296,7 @@ func parseContent(m *Message, v value) error {
 
 func parseBlock(i int, v value) (Block, error) {
 	// The field path is built only for an error: this runs for every block
-	// of every line, and formatting it each time cost more than the parse.
+	// of every line.
 	at := func(field string) string { return fmt.Sprintf("message.content.%d%s", i, field) }
 	if !v.isObject() {
 		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), jsonkind.Of(v.result()))
@@ -359,23 +325,24 @@ func parseBlock(i int, v value) (Block, error) {
 		return true
 	})
 	if !typ.isString() {
-		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(gjson.Get(v.raw, "type")))
+		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(v.result().Get("type")))
 	}
 	b.Type = typ.result().Str
-	b.Input, b.content = input.result(), content.detached()
+	b.Input = input.result()
+	b.content = value{raw: content.raw, index: content.index} // kept: without the tape, which the next line reuses
 	var err error
 	switch b.Type {
 	case "text":
 		if text.isString() {
 			b.Chars = text.chars()
 		} else {
-			_, err = wantString(at(".text"), text)
+			_, err = wantString(at(".text"), text.result())
 		}
 	case "tool_use":
-		if b.ID, err = wantString("", id); err != nil {
+		if b.ID, err = wantString("", id.result()); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id.result()))
 		}
-		if b.Name, err = wantString("", name); err != nil {
+		if b.Name, err = wantString("", name.result()); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name.result()))
 		}
 		if b.Input.Exists() && !b.Input.IsObject() {
@@ -383,10 +350,10 @@ func parseBlock(i int, v value) (Block, error) {
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
-		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
+		if b.ToolUseID, err = wantString("", toolUseID.result()); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID.result()))
 		}
-		if b.IsError, err = wantBool("", isError); err != nil {
+		if b.IsError, err = wantBool("", isError.result()); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError.result()))
 		}
 		if b.Chars, err = contentChars(content); err != nil {
@@ -437,100 +404,33 @@ func contentChars(v value) (int, error) {
 	return n, err
 }
 
-func parseUsage(v value) (Usage, error) {
-	if !v.isObject() {
-		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v.result()))
+func parseUsage(v gjson.Result) (Usage, error) {
+	if !v.IsObject() {
+		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v))
 	}
-	keys := [...]string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
-	var vals [len(keys)]value
-	eachMember(v, func(k string, f value) bool {
-		for i, key := range keys {
-			if k == key && !vals[i].exists() { // the first one, as gjson's Get takes
-				vals[i] = f
-			}
-		}
-		return true
-	})
 	var u Usage
-	for i, dst := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadInputTokens, &u.CacheCreationInputTokens} {
-		if n, ok := vals[i].smallInt(); ok {
-			*dst = n
-			continue
+	var err error
+	num := func(dst *int64, key string) {
+		if err != nil {
+			return
 		}
-		switch f := vals[i].result(); f.Type {
+		switch f := v.Get(key); f.Type {
 		case gjson.Number:
 			*dst = f.Int()
 		case gjson.Null:
 		default:
-			if f.Exists() {
-				return u, fmt.Errorf("field %q is %s, want a number", "message.usage."+keys[i], jsonkind.Of(f))
-			}
+			err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, jsonkind.Of(f))
 		}
 	}
-	return u, nil
+	num(&u.InputTokens, "input_tokens")
+	num(&u.OutputTokens, "output_tokens")
+	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
+	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
+	return u, err
 }
 
-// own copies the entry's strings, views of its line until then, so that
-// they can be kept once the line is gone: into ln's arena, where a copy of
-// each cost an allocation each, a dozen a line. Values that repeat become
-// shared instead: the few every line takes (types, roles) are constants,
-// and those of a session (its id, its cwd, the model) are the copy ln made
-// for an earlier line.
-func (e *Entry) own(ln *line) {
-	e.SessionID = ln.shared(0, e.SessionID)
-	e.Cwd = ln.shared(1, e.Cwd)
-	e.AgentID = ln.shared(2, e.AgentID)
-	for _, f := range [...]*string{&e.UUID, &e.ParentUUID, &e.LogicalParentUUID, &e.LeafUUID, &e.Timestamp,
-		&e.ToolUseID, &e.ParentToolUseID, &e.Type, &e.ToolDenialKind, &e.DenialSource} {
-		*f = ln.copy(*f)
-	}
-	if m := e.Message; m != nil {
-		m.Model = ln.shared(3, m.Model)
-		m.ID, m.Role = ln.copy(m.ID), ln.copy(m.Role)
-		for i := range m.Blocks {
-			b := &m.Blocks[i]
-			b.ID, b.ToolUseID, b.Type, b.Name = ln.copy(b.ID), ln.copy(b.ToolUseID), ln.copy(b.Type), ln.copy(b.Name)
-		}
-	}
-}
-
-// constant returns the constant equal to s, for the values a field takes
-// on most lines.
-func constant(s string) (string, bool) {
-	switch s {
-	case "user":
-		return "user", true
-	case "assistant":
-		return "assistant", true
-	case "text":
-		return "text", true
-	case "tool_use":
-		return "tool_use", true
-	case "tool_result":
-		return "tool_result", true
-	case "Bash":
-		return "Bash", true
-	case "permission-rule":
-		return "permission-rule", true
-	case "hook":
-		return "hook", true
-	}
-	return "", false
-}
-
-// wantString is v's string, "" for a null or missing v. A string without
-// escapes is read where it stands: most are, and a gjson.Result for each
-// was a tenth of reading a line.
-func wantString(key string, v value) (string, error) {
-	if v.isString() {
-		if body := v.raw[1 : len(v.raw)-1]; strings.IndexByte(body, '\\') < 0 {
-			return body, nil
-		}
-	}
-	return wantStringResult(key, v.result())
-}
-
-func wantStringResult(key string, v gjson.Result) (string, error) {
+// wantString is v's string, "" for a null or missing v.
+func wantString(key string, v gjson.Result) (string, error) {
 	switch v.Type {
 	case gjson.String:
 		return v.Str, nil
@@ -541,13 +441,12 @@ func wantStringResult(key string, v gjson.Result) (string, error) {
 }
 
 // wantBool is v's boolean, false for a null or missing v.
-func wantBool(key string, v value) (bool, error) {
-	switch v.raw {
-	case "true":
+func wantBool(key string, v gjson.Result) (bool, error) {
+	switch v.Type {
+	case gjson.True:
 		return true, nil
-	case "false", "null", "": // "": missing
+	case gjson.False, gjson.Null:
 		return false, nil
 	}
-	// v.raw is the value's token alone: nothing else is a boolean or null.
-	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v.result()))
+	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
 }

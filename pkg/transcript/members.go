@@ -1,12 +1,10 @@
 package transcript
 
 import (
-	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/flowerhooks/flower/pkg/arena"
 	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
@@ -14,37 +12,21 @@ import (
 // line's syntax and UTF-8 and notes where each value down to
 // jsonscan.MaxDepth starts and ends, and how many characters each string
 // holds. The walks below then go from value to value on the tape, and a
-// value becomes a gjson.Result only when Parse asks for it. Before the
-// tape, the walks found each member's end by scanning the line again, and
-// a body's characters were counted in a third pass: together over half of
-// prune-session's first pass.
+// value becomes a gjson.Result only when Parse asks for it. gjson alone
+// (Valid, then ForEach at each level) reads a line's bodies five or six
+// times: measured on real transcripts and ones grown to 4 and 50 MB,
+// prune-session and context-audit took 1.4 to 2.2 times as long with it
+// (docs/BENCHMARKS.md, "prune-session and context-audit").
 //
 // A line whose tape would be too large (jsonscan.MaxVals) is checked with
-// jsonscan.Valid and walked with jsonscan's walks, which find ends by
-// scanning (strings.IndexByte, vectorised) and need JSON that gjson.Valid
-// has accepted: they check no syntax. FuzzMembers holds both walks to
-// gjson's ForEach.
+// gjson.Valid and walked with gjson's ForEach. FuzzMembers holds the walks
+// on a tape to gjson's ForEach.
 
 // line is a scanned line: the tape and the text its indexes point into.
 type line struct {
 	jsonscan.Tape
 	s string
-	// seen holds, per field slot of shared, the value last copied.
-	seen [4]string
-	// strings is where own copies the strings of the lines parsed here.
-	strings arena.Strings
 }
-
-// copy returns s's constant if it has one, else a copy of s in ln.strings.
-func (ln *line) copy(s string) string {
-	if k, ok := constant(s); ok {
-		return k
-	}
-	return ln.strings.Copy(s)
-}
-
-// lines are Parse's tapes, reused: one is in use per parsing goroutine.
-var lines = sync.Pool{New: func() any { return new(line) }}
 
 // value is one member or element of a line: its JSON text, and where that
 // starts in the line. When the line has a tape, t and at say where on it
@@ -57,17 +39,15 @@ type value struct {
 	depth int
 }
 
-// detached is the value without its tape, for keeping past Parse, which
-// hands the tape on to the next line.
-func (v value) detached() value { return value{raw: v.raw, index: v.index} }
-
 // result is the value as gjson reads it (Str unescaped), with its index.
 // The zero value is a missing one.
 func (v value) result() gjson.Result {
 	if v.raw == "" {
 		return gjson.Result{}
 	}
-	return jsonscan.Result(v.raw, v.index)
+	r := gjson.Parse(v.raw)
+	r.Index = v.index
+	return r
 }
 
 // The kinds of a value, by its first byte.
@@ -88,77 +68,46 @@ func (v value) child(i int32) value {
 }
 
 // eachMember calls fn with the key (unescaped) and value of every member of
-// the object obj.raw, in order, until fn returns false.
+// the object obj, in order, until fn returns false.
 func eachMember(obj value, fn func(key string, v value) bool) {
 	if !obj.onTape() {
-		jsonscan.EachMember(obj.raw, func(key, raw string, at int) bool {
-			return fn(jsonscan.Key(key), value{raw: raw, index: obj.index + at})
+		gjson.Parse(obj.raw).ForEach(func(k, v gjson.Result) bool {
+			return fn(k.Str, value{raw: v.Raw, index: obj.index + v.Index})
 		})
 		return
 	}
 	vals := obj.t.Vals
 	for i := obj.at + 1; i < vals[obj.at].Next; {
 		k := vals[i]
-		v := obj.child(i + 1)
-		if !fn(jsonscan.Key(obj.t.s[k.Start:k.End]), v) {
+		if !fn(gjson.Parse(obj.t.s[k.Start:k.End]).Str, obj.child(i+1)) {
 			return
 		}
 		i = vals[i+1].Next
 	}
 }
 
-// eachElement calls fn with every element of the array arr.raw, in order,
+// eachElement calls fn with every element of the array arr, in order,
 // until fn returns false.
 func eachElement(arr value, fn func(v value) bool) {
-	if arr.onTape() {
-		vals := arr.t.Vals
-		for i := arr.at + 1; i < vals[arr.at].Next; i = vals[i].Next {
-			if !fn(arr.child(i)) {
-				return
-			}
-		}
+	if !arr.onTape() {
+		gjson.Parse(arr.raw).ForEach(func(_, v gjson.Result) bool {
+			return fn(value{raw: v.Raw, index: arr.index + v.Index})
+		})
 		return
 	}
-	jsonscan.EachElement(arr.raw, func(raw string, at int) bool {
-		return fn(value{raw: raw, index: arr.index + at})
-	})
+	vals := arr.t.Vals
+	for i := arr.at + 1; i < vals[arr.at].Next; i = vals[i].Next {
+		if !fn(arr.child(i)) {
+			return
+		}
+	}
 }
 
 // chars is how many characters (runes) the JSON string v holds once
-// unescaped (jsonscan.Chars of its body), from the tape when v is on one.
+// unescaped, from the tape when v is on one.
 func (v value) chars() int {
 	if v.t != nil {
 		return int(v.t.Vals[v.at].Chars)
 	}
-	return jsonscan.Chars(v.raw[1 : len(v.raw)-1])
-}
-
-// shared returns s, a view of the line, as a string that outlives it: the
-// copy made for an earlier line when that held the same value in field
-// slot, else a new copy. The fields it serves hold one value a session
-// (sessionId, cwd, the model), so most lines copy nothing.
-func (ln *line) shared(slot int, s string) string {
-	if s == "" || s == ln.seen[slot] {
-		return ln.seen[slot][:len(s)]
-	}
-	ln.seen[slot] = strings.Clone(s)
-	return ln.seen[slot]
-}
-
-// smallInt is v's value when v is a number of at most 18 digits, without a
-// sign, fraction or exponent, as token counts are: exactly what gjson's Int
-// gives for it, without parsing it as a float first.
-func (v value) smallInt() (int64, bool) {
-	if len(v.raw) == 0 || len(v.raw) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(v.raw); i++ {
-		c := v.raw[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
+	return utf8.RuneCountInString(v.result().Str)
 }

@@ -101,7 +101,7 @@ func onTape(t *testing.T, doc string) value {
 }
 
 // stringChars is the characters of the JSON string raw, counted without a
-// tape (jsonscan.Chars) and on one (Scan's count); the two must agree.
+// tape (gjson) and on one (Scan's count); the two must agree.
 func stringChars(t *testing.T, raw string) int {
 	t.Helper()
 	n := value{raw: raw}.chars()

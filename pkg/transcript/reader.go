@@ -109,3 +109,33 @@ func (r *Reader) Offset() int64 { return r.offset }
 // trimEOL drops the newline only: a "\r" before it is JSON whitespace and is
 // kept, so that a line copied through stays byte-identical.
 func trimEOL(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }
+
+// Scan reads every line of r and calls fn for each, in order, with the
+// entry Parse made of it (its strings are views of the line: fn clones what
+// it keeps) or the error (a *LineError) the line gave: a
+// reader that counts bad lines goes on, one that refuses them returns the
+// error. When fn returns an error Scan stops and returns it; an error
+// reading r is returned too. Memory stays bounded by the longest line.
+func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
+	rd := NewReader(r)
+	var ln line
+	for {
+		raw, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var e *Entry
+		var le *LineError
+		switch {
+		case err == nil:
+			if e, err = ln.parse(raw); err != nil {
+				err = &LineError{Line: rd.Line(), Err: err}
+			}
+		case !errors.As(err, &le):
+			return err
+		}
+		if err := fn(rd.Line(), e, err); err != nil {
+			return err
+		}
+	}
+}

@@ -33,11 +33,11 @@ func parseReference(raw []byte) (*Entry, error) {
 	if !root.IsObject() {
 		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(root))
 	}
-	e := &Entry{Raw: raw, SessionIDIndex: -1}
+	e := &Entry{Raw: raw}
 	var err error
 	str := func(dst *string, key string, v gjson.Result) {
 		if err == nil {
-			*dst, err = wantStringResult(key, v)
+			*dst, err = wantString(key, v)
 			*dst = strings.Clone(*dst)
 		}
 	}
@@ -65,7 +65,6 @@ func parseReference(raw []byte) (*Entry, error) {
 			str(&e.LeafUUID, k.Str, v)
 		case "sessionId":
 			str(&e.SessionID, k.Str, v)
-			e.SessionIDIndex = v.Index
 		case "agentId":
 			str(&e.AgentID, k.Str, v)
 		case "cwd":
@@ -115,13 +114,13 @@ func parseMessageRef(v gjson.Result) (*Message, error) {
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			m.ID, err = wantStringResult("message.id", f)
+			m.ID, err = wantString("message.id", f)
 			m.ID = strings.Clone(m.ID)
 		case "role":
-			m.Role, err = wantStringResult("message.role", f)
+			m.Role, err = wantString("message.role", f)
 			m.Role = strings.Clone(m.Role)
 		case "model":
-			m.Model, err = wantStringResult("message.model", f)
+			m.Model, err = wantString("message.model", f)
 			m.Model = strings.Clone(m.Model)
 		case "usage":
 			if f.Type != gjson.Null {
@@ -197,14 +196,14 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 	var err error
 	switch b.Type {
 	case "text":
-		if _, err = wantStringResult(at(".text"), text); err == nil {
+		if _, err = wantString(at(".text"), text); err == nil {
 			b.Chars = utf8.RuneCountInString(text.Str)
 		}
 	case "tool_use":
-		if b.ID, err = wantStringResult("", id); err != nil {
+		if b.ID, err = wantString("", id); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id))
 		}
-		if b.Name, err = wantStringResult("", name); err != nil {
+		if b.Name, err = wantString("", name); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name))
 		}
 		b.ID, b.Name = strings.Clone(b.ID), strings.Clone(b.Name)
@@ -213,7 +212,7 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
-		if b.ToolUseID, err = wantStringResult("", toolUseID); err != nil {
+		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID))
 		}
 		b.ToolUseID = strings.Clone(b.ToolUseID)

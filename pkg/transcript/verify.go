@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // Verify checks the red line a rewritten transcript must hold, and returns
@@ -46,25 +47,27 @@ func Verify(r io.Reader) []string {
 			add("line %d: %v", rd.Line(), err)
 			continue
 		}
+		// The entry's strings are views of the reader's buffer: what is
+		// kept is cloned.
 		if e.UUID != "" {
 			if _, dup := parent[e.UUID]; dup {
 				add("line %d: uuid %s appears twice", rd.Line(), e.UUID)
 			}
-			parent[e.UUID] = e.ParentUUID
+			parent[strings.Clone(e.UUID)] = strings.Clone(e.ParentUUID)
 			if !e.IsSidechain {
-				order = append(order, e.UUID)
+				order = append(order, strings.Clone(e.UUID))
 			}
 		}
 		for field, val := range map[string]string{"parentUuid": e.ParentUUID, "logicalParentUuid": e.LogicalParentUUID, "leafUuid": e.LeafUUID} {
 			if val != "" {
-				refs = append(refs, ref{rd.Line(), field, val})
+				refs = append(refs, ref{rd.Line(), field, strings.Clone(val)})
 			}
 		}
 		for _, b := range e.ToolUses() {
-			uses[b.ID]++
+			uses[strings.Clone(b.ID)]++
 		}
 		for _, b := range e.ToolResults() {
-			results[b.ToolUseID]++
+			results[strings.Clone(b.ToolUseID)]++
 		}
 	}
 	for _, rf := range refs {

@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// auditMainBytes and auditSubBytes size the audited session: a long main
-// thread and far more in its subagents, as the design measured (most of a
-// long run lands in subagents), 200 MB in all.
+// auditMainBytes and auditSubBytes size the stress case's session: a long
+// main thread and far more in its subagents, as the design measured (most
+// of a long run lands in subagents), 200 MB in all.
 const (
 	auditMainBytes = 40 << 20
 	auditSubBytes  = 40 << 20 // each of four subagent transcripts
@@ -27,16 +27,66 @@ func auditPath(dir string) string {
 }
 
 func init() {
+	transcriptArg := filepath.Join("$DIR", "projects", "-home-u-ws", pruneSessionID+".jsonl")
+	// cat reads what context-audit reads: the main transcript and the
+	// subagents'.
+	cat := func(main string) *exec.Cmd {
+		subs, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(main, ".jsonl"), "subagents", "*.jsonl"))
+		return exec.Command("cat", append([]string{main}, subs...)...)
+	}
+	catCase := func(dir, _ string) *exec.Cmd {
+		_, main := prunePaths(dir)
+		return cat(main)
+	}
+	if _, err := os.Stat(realTranscripts); err == nil {
+		for _, rc := range realCases {
+			register(Case{
+				Name:         "context-audit: real transcript, " + rc.name,
+				Tool:         "context-audit",
+				Args:         []string{"--json", transcriptArg},
+				Target:       "≤ 50 ms",
+				Runs:         31,
+				Setup:        func(dir string) (string, error) { return "", copyReal(dir, rc.path) },
+				Baseline:     catCase,
+				BaselineName: "cat",
+			})
+		}
+		for _, g := range grownCases {
+			register(Case{
+				Name:   "context-audit: real transcripts grown to " + g.name + ", with subagents",
+				Tool:   "context-audit",
+				Args:   []string{"--json", transcriptArg},
+				Target: g.target,
+				Runs:   g.runs,
+				Setup: func(dir string) (string, error) {
+					if err := writeGrown(dir, g.size); err != nil {
+						return "", err
+					}
+					// spotter's subagent transcripts, as the grown
+					// session's.
+					_, main := prunePaths(dir)
+					subs, _ := filepath.Glob(filepath.Join(realTranscripts, strings.TrimSuffix(realCases[1].path, ".jsonl"), "subagents", "*.jsonl"))
+					for _, s := range subs {
+						if err := copyFile(s, filepath.Join(strings.TrimSuffix(main, ".jsonl"), "subagents", filepath.Base(s))); err != nil {
+							return "", err
+						}
+					}
+					return "", nil
+				},
+				Baseline:     catCase,
+				BaselineName: "cat",
+			})
+		}
+	}
 	register(Case{
-		Name:   "context-audit: 200 MB session (main + 4 subagents)",
+		Name:   "context-audit: 200 MB session, main + 4 subagents (stress)",
 		Tool:   "context-audit",
 		Args:   []string{"--json", auditPath("$DIR")},
-		Target: "streams: RSS well below the 200 MB read",
+		Target: "no speed target; streams: RSS well below the 200 MB read",
 		Runs:   5,
 		Setup:  writeAuditSession,
 		Baseline: func(dir, _ string) *exec.Cmd {
-			files, _ := filepath.Glob(filepath.Join(dir, "projects", "-home-u-ws", "*", "subagents", "*.jsonl"))
-			return exec.Command("cat", append([]string{auditPath(dir)}, files...)...)
+			return cat(auditPath(dir))
 		},
 		BaselineName: "cat",
 	})

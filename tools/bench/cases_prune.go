@@ -2,17 +2,53 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
-// pruneTranscriptBytes is the size of the benchmarked transcript, the one
-// the issue names: a long session, far over what fits in memory comfortably.
+// The transcript cases of prune-session and context-audit: real transcripts
+// (../shared/transcripts, the folder the tests read; the cases are left out
+// when it is absent), real ones grown to the 4 MB of a long session and the
+// 50 MB of a very long one, and a generated 200 MB one as a stress case,
+// with no speed target, only a memory bound.
+
+// realTranscripts is where the real transcripts are, from the repository's
+// root, where make bench runs.
+const realTranscripts = "../shared/transcripts"
+
+// realCases are the real transcripts benchmarked: the four largest, each
+// from another CLI version, spotter's with its subagent transcripts.
+var realCases = []struct{ name, path string }{
+	{"entire-cli 3.1 MB", "entire-cli/b00b80af-879f-4265-b95b-48db0938673c.jsonl"},
+	{"spotter 2.8 MB", "spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"},
+	{"cctrace 1.5 MB", "cctrace/132b2f66-ee5f-46f6-8904-32d9dc4d36c3.jsonl"},
+	{"entire-sem 1.3 MB", "entire-sem/0f469ab8-bece-40b3-b3b8-c37e9ea7bc4b.jsonl"},
+}
+
+// Sizes of the grown transcripts: the largest real one in a sample of 33
+// was 4.2 MB; long sessions reach tens of MB (issue 16).
+const (
+	grownBytes = 4 << 20
+	longBytes  = 50 << 20
+)
+
+// grownCases are the grown transcripts' cases.
+var grownCases = []struct {
+	name   string
+	size   int
+	target string
+	runs   int
+}{{"4 MB", grownBytes, "≤ 50 ms", 31}, {"50 MB", longBytes, "(a very long session)", 11}}
+
+// pruneTranscriptBytes is the size of the stress case.
 const pruneTranscriptBytes = 200 << 20
 
 const pruneSessionID = "0b0b0b0b-1111-4111-8111-111111111111"
@@ -25,26 +61,53 @@ func prunePaths(dir string) (project, transcript string) {
 
 func init() {
 	transcriptArg := filepath.Join("$DIR", "projects", "-home-u-ws", pruneSessionID+".jsonl")
+	cp := func(dir, _ string) *exec.Cmd {
+		_, src := prunePaths(dir)
+		return exec.Command("cp", src, filepath.Join(dir, "copy.jsonl"))
+	}
+	if _, err := os.Stat(realTranscripts); err == nil {
+		for _, rc := range realCases {
+			register(Case{
+				Name:         "prune-session: real transcript, " + rc.name,
+				Tool:         "prune-session",
+				Args:         []string{transcriptArg},
+				Target:       "≤ 50 ms",
+				Runs:         31,
+				Setup:        func(dir string) (string, error) { return "", copyReal(dir, rc.path) },
+				After:        removeFork,
+				Baseline:     cp,
+				BaselineName: "cp",
+			})
+		}
+		for _, g := range grownCases {
+			register(Case{
+				Name:         "prune-session: real transcripts grown to " + g.name,
+				Tool:         "prune-session",
+				Args:         []string{transcriptArg},
+				Target:       g.target,
+				Runs:         g.runs,
+				Setup:        func(dir string) (string, error) { return "", writeGrown(dir, g.size) },
+				After:        removeFork,
+				Baseline:     cp,
+				BaselineName: "cp",
+			})
+		}
+	}
 	register(Case{
-		Name:   "prune-session: 200 MB transcript (defaults)",
-		Tool:   "prune-session",
-		Args:   []string{transcriptArg},
-		Target: "≤ 2x cp, RSS well below the file",
-		// cp's time moved from 100 to 142 ms between runs of the bench:
-		// more runs steady the medians.
-		Runs:  9,
-		Setup: writePruneTranscript,
-		After: removeFork,
-		Baseline: func(dir, _ string) *exec.Cmd {
-			_, src := prunePaths(dir)
-			return exec.Command("cp", src, filepath.Join(dir, "copy.jsonl"))
-		},
+		Name:         "prune-session: 200 MB transcript (stress)",
+		Tool:         "prune-session",
+		Args:         []string{transcriptArg},
+		Target:       "no speed target; RSS well below the file",
+		Runs:         5,
+		Setup:        writePruneTranscript,
+		After:        removeFork,
+		Baseline:     cp,
 		BaselineName: "cp",
 	})
 	// With --sync the fork is on disk before its id is printed: compared
 	// with a copy that is too.
 	register(Case{
-		Name:   "prune-session: 200 MB transcript --sync",
+		Name:   "prune-session: 200 MB transcript --sync (stress)",
 		Tool:   "prune-session",
 		Args:   []string{"--sync", transcriptArg},
 		Target: "(context)",
@@ -59,11 +122,16 @@ func init() {
 	})
 }
 
-// removeFork removes the 200 MB fork a run wrote beside the original,
-// untimed. No fork means the run failed (the harness takes exit 1 for a
-// hook's "could not"), which must not pass for a fast run.
+// removeFork removes, untimed, the fork a run wrote beside the original
+// (its transcript and its folder) and the copy the baseline made, so that
+// each run of either writes a new file, as the other does. No fork means
+// the run failed (the harness takes exit 1 for a hook's "could not"),
+// which must not pass for a fast run.
 func removeFork(dir string) error {
 	project, _ := prunePaths(dir)
+	if err := os.RemoveAll(filepath.Join(dir, "copy.jsonl")); err != nil {
+		return err
+	}
 	forks, _ := filepath.Glob(filepath.Join(project, "*.jsonl"))
 	n := 0
 	for _, f := range forks {
@@ -72,12 +140,110 @@ func removeFork(dir string) error {
 			if err := os.Remove(f); err != nil {
 				return err
 			}
+			if err := os.RemoveAll(strings.TrimSuffix(f, ".jsonl")); err != nil {
+				return err
+			}
 		}
 	}
 	if n != 1 {
 		return fmt.Errorf("the run wrote %d forks, want 1", n)
 	}
 	return nil
+}
+
+// copyReal copies the real transcript at rel (under realTranscripts), and
+// its session folder when it has one, to the case's transcript.
+func copyReal(dir, rel string) error {
+	_, dst := prunePaths(dir)
+	src := filepath.Join(realTranscripts, rel)
+	if err := copyFile(src, dst); err != nil {
+		return err
+	}
+	subs, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(src, ".jsonl"), "subagents", "*.jsonl"))
+	for _, s := range subs {
+		if err := copyFile(s, filepath.Join(strings.TrimSuffix(dst, ".jsonl"), "subagents", filepath.Base(s))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// uuidPattern matches the uuids of a transcript: entries', sessions', ….
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// writeGrown writes the case's transcript as a session grows to size bytes:
+// the real main transcripts one after another, again and again, each line
+// as it was but for its ids: the session's id is the case's, and from the
+// second round on every other uuid, tool_use id and message id is made new,
+// so that no two entries or calls share one.
+func writeGrown(dir string, size int) error {
+	_, dst := prunePaths(dir)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	written := 0
+	for round := 0; written < size; round++ {
+		rc := realCases[round%len(realCases)]
+		data, err := os.ReadFile(filepath.Join(realTranscripts, rc.path))
+		if err != nil {
+			return err
+		}
+		copyN := round / len(realCases)
+		srcID := []byte(strings.TrimSuffix(filepath.Base(rc.path), ".jsonl"))
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if len(line) == 0 || written >= size {
+				continue
+			}
+			line = uuidPattern.ReplaceAllFunc(line, func(u []byte) []byte {
+				switch {
+				case bytes.Equal(u, srcID):
+					return []byte(pruneSessionID)
+				case copyN == 0:
+					return u
+				}
+				return append(fmt.Appendf(nil, "%08x", copyN), u[8:]...)
+			})
+			if copyN > 0 {
+				line = bytes.ReplaceAll(line, []byte("toolu_"), fmt.Appendf(nil, "toolu_%d", copyN))
+				line = bytes.ReplaceAll(line, []byte(`"msg_`), fmt.Appendf(nil, `"msg_%d`, copyN))
+			}
+			if line[len(line)-1] != '\n' { // a file's last line may have none
+				line = append(line, '\n')
+			}
+			w.Write(line)
+			written += len(line)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // writePruneTranscript writes a transcript in the shapes Claude Code 2.1.328

@@ -1,0 +1,166 @@
+package prunesession
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/flowerhooks/flower/pkg/transcript"
+)
+
+// What a run leaves when it is killed, and how the next run clears it.
+//
+// A run writes, in this order: a temporary folder .<new-id>.tmp-* beside
+// the original, renamed to <new-id>/ once it holds the copied session
+// folder and the fork marker; with --trim, spill files, each listed in
+// <new-id>/flower-fork-spills as soon as it is written; a temporary file
+// .<new-id>.jsonl.tmp-*, linked to <new-id>.jsonl once whole. Then it
+// removes the list. On SIGINT, SIGTERM or SIGHUP it stops reading (see
+// interruptible), removes all of it and exits 1. A SIGKILL leaves what was
+// written so far; the next run that writes a fork into the same project
+// folder removes it once it is older than staleAfter: a temporary file or
+// folder of a fork, a fork folder without its transcript (with the spill
+// files its list names), or a list whose fork is whole.
+
+// spillList is the file in a fork's folder that names the spill files
+// written for it while its transcript is not yet in place.
+const spillList = "flower-fork-spills"
+
+// staleAfter is how long a leftover must have gone unmodified before a run
+// removes it. No live run leaves a file that long: a run writes its
+// temporary files as it goes and takes seconds (a minute at most for a
+// transcript of a gigabyte), so anything older belongs to a run that is
+// gone. A clock is all it takes: no lock, no process id, nothing that
+// breaks on another machine sharing the folder.
+const staleAfter = time.Hour
+
+// errInterrupted is what a read returns once a signal has asked the run to
+// stop.
+var errInterrupted = errors.New("interrupted by a signal")
+
+// interruptible is r, reading nothing more once ctx is done: every read of
+// a run goes through one, so a signal stops the run at its next read and
+// its usual error path removes what it wrote.
+type interruptible struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (i interruptible) Read(b []byte) (int, error) {
+	if i.ctx.Err() != nil {
+		return 0, errInterrupted
+	}
+	return i.r.Read(b)
+}
+
+// openInterruptible opens path for a read that ctx can stop.
+func openInterruptible(ctx context.Context, path string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return interruptible{ctx, f}, f.Close, nil
+}
+
+// leftover matches the temporary files and folders of a fork:
+// .<id>.jsonl.tmp-* (package atomicfile's) and .<id>.tmp-* (copySessionDir's).
+var leftover = regexp.MustCompile(`^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.jsonl)?\.tmp-`)
+
+// spillName matches the files --trim writes (prune-<tool_use id>.txt, -2,
+// -3 … when taken) and their temporary files.
+var spillName = regexp.MustCompile(`^\.?prune-[A-Za-z0-9_-]+\.txt(\.tmp-.*)?$`)
+
+// removeStale removes the leftovers of killed runs from the project folder
+// (see the top of this file). It is best effort: what it cannot remove
+// stays for the next run.
+func removeStale(project string, now time.Time) {
+	entries, err := os.ReadDir(project)
+	if err != nil {
+		return
+	}
+	stale := func(path string) bool {
+		info, err := os.Lstat(path)
+		return err == nil && now.Sub(info.ModTime()) > staleAfter
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(project, name)
+		switch {
+		case leftover.MatchString(name):
+			if stale(path) {
+				removeTree(path)
+			}
+		case e.IsDir() && uuidShape.MatchString(name):
+			if _, err := os.Lstat(filepath.Join(path, transcript.ForkMarker)); err != nil {
+				continue // a session folder, not a fork's
+			}
+			list := filepath.Join(path, spillList)
+			_, listErr := os.Lstat(list)
+			if _, err := os.Lstat(path + ".jsonl"); err == nil {
+				if listErr == nil && stale(list) {
+					os.Remove(list) // the fork is whole: its list outlived the run
+				}
+				continue
+			}
+			if stale(path) && (listErr != nil || stale(list)) {
+				removeListed(list, now)
+				removeTree(path)
+			}
+		}
+	}
+}
+
+// removeListed removes the spill files a fork's list names, and the
+// temporary files of spill files in their folders. The list is read as
+// data: only regular files named as --trim names them are removed.
+func removeListed(list string, now time.Time) {
+	f, err := os.Open(list)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	dirs := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		path := sc.Text()
+		dir := filepath.Dir(path)
+		if !filepath.IsAbs(path) {
+			continue
+		}
+		dirs[dir] = true
+		if name := filepath.Base(path); spillName.MatchString(name) && !strings.HasPrefix(name, ".") {
+			if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
+				os.Remove(path)
+			}
+		}
+	}
+	for dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if name := e.Name(); strings.HasPrefix(name, ".") && spillName.MatchString(name) && e.Type().IsRegular() {
+				if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleAfter {
+					os.Remove(filepath.Join(dir, name))
+				}
+			}
+		}
+	}
+}
+
+// removeTree removes path and everything under it, folders without write
+// permission included (a fork's folders keep their source's modes).
+func removeTree(path string) {
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, ownerOnly)
+		}
+		return nil
+	})
+	os.RemoveAll(path)
+}
