@@ -10,9 +10,10 @@
 // two hooks never rotate it twice. A hook that still holds the old file
 // writes its line there: nothing is lost, the old file goes a line over.
 //
-// It never holds tool output: a line has the hook's verdict and reason,
-// sizes, and the start of the call's input only (maxInput characters of
-// a Bash command, which may hold a secret typed into it; a file path).
+// It never holds tool output: a line has the hook's verdict and reason
+// (maxReason characters, which may quote a word of the command), sizes,
+// and the start of the call's input only (maxInput characters of a Bash
+// command, which may hold a secret typed into it; a file path).
 // The folder is made 0700 and the file 0600.
 package decisionlog
 
