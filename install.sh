@@ -286,5 +286,5 @@ fi
 
 case ":$PATH:" in
 *":$bindir:"*) ;;
-*) say "note: $bindir is not on your PATH. The hooks do not need it (they use absolute paths); to run prune-session, context-audit or glance-check by name, add it: export PATH=\"$bindir:\$PATH\"" ;;
+*) say "note: $bindir is not on your PATH. The hooks do not need it (they use absolute paths); to run prune-session, context-audit, glance-check or flower-config by name, add it: export PATH=\"$bindir:\$PATH\"" ;;
 esac

@@ -49,6 +49,7 @@ func TestLowFileLimit(t *testing.T) {
 		"context-audit":   {[]string{transcript}, ""},
 		"glance-check":    {[]string{"ls"}, ""},
 		"flower-settings": {[]string{"--settings", filepath.Join(work, "settings.json"), "--check"}, ""},
+		"flower-config":   {[]string{work}, ""},
 	}
 	entries, err := os.ReadDir(bin)
 	if err != nil {

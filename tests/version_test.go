@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowerhooks/flower/internal/contextaudit"
 	"github.com/flowerhooks/flower/internal/delegateguard"
+	"github.com/flowerhooks/flower/internal/flowerconfig"
 	"github.com/flowerhooks/flower/internal/flowersettings"
 	"github.com/flowerhooks/flower/internal/glancecheck"
 	"github.com/flowerhooks/flower/internal/indexguard"
@@ -22,6 +23,7 @@ import (
 // commandMains are every command's Main, by command name.
 var commandMains = map[string]mainFunc{
 	"context-audit":   contextaudit.Main,
+	"flower-config":   flowerconfig.Main,
 	"delegate-guard":  delegateguard.Main,
 	"flower-settings": flowersettings.Main,
 	"glance-check":    glancecheck.Main,

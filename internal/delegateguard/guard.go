@@ -9,7 +9,14 @@
 // permission checks and the user's settings still decide.
 //
 // Flags: --tools A,B,… the guarded tools; --no-glance to deny glances too;
-// --workbench DIR the workbench whose artifacts/ the reason names.
+// --workbench DIR the workbench whose artifacts/ the reason names. A flag
+// not given takes its key from the configuration (package config), which
+// may also switch the layer off (delegate-guard.enabled), add glance
+// entries, and name hands-on commands the main thread may run
+// (delegate-guard.main-thread): a line whose every command is a glance or
+// such a command passes. A configuration file that cannot be used is named
+// in one stderr line and the hook decides with the defaults. With the
+// decision log on, each decision on a guarded tool is recorded.
 //
 // Exit codes: 0 with a deny decision or nothing on stdout; 1 with one stderr
 // line when the payload or the flags are bad. Never 2.
@@ -21,6 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 )
@@ -49,27 +58,43 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if c.Flags.NArg() > 0 {
 		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
 	}
-	guarded, err := parseTools(*tools)
-	if err != nil {
-		return c.Fail(err)
-	}
-
 	p, err := hook.ReadPayload(stdin)
 	if err != nil {
 		return c.Fail(err)
 	}
+	cfg := config.ForHook(c, p)
+	guarded, err := parseTools(*tools)
+	if err != nil {
+		return c.Fail(err)
+	}
 	tool := p.ToolName()
-	if p.Event() != "PreToolUse" || !p.IsMainThread() || !guarded[tool] {
+	if p.Event() != "PreToolUse" || !guarded[tool] {
 		return hook.ExitOK
 	}
-	if tool == "Bash" && !*noGlance {
+	log := decisionlog.New(cfg.Log(), c, p)
+	switch {
+	case !cfg.Enabled(name):
+		log.Record("off", "delegate-guard.enabled is false ("+cfg.Value("delegate-guard.enabled").From+")", decisionlog.Sizes{})
+		return hook.ExitOK
+	case !p.IsMainThread():
+		log.Record("pass", "a subagent's call", decisionlog.Sizes{})
+		return hook.ExitOK
+	}
+	why := tool + " on the main thread"
+	if tool == "Bash" {
 		cmd, ok, err := p.ToolInputString("command")
 		if err != nil {
 			return c.Fail(err)
 		}
-		if ok && ephemeral.IsEphemeral(cmd) {
+		glances, err := ephemeral.NewGlances(cfg.Extras())
+		config.Warn(c, err)
+		handsOn := len(cfg.Value("delegate-guard.main-thread").Extras) > 0
+		pass, reason := letThrough(glances, cmd, !*noGlance, handsOn, log != nil)
+		if ok && pass {
+			log.Record("pass", reason, decisionlog.Sizes{})
 			return hook.ExitOK
 		}
+		why = reason
 	}
 	artifacts := filepath.Join(hook.WorkbenchDirName, "artifacts")
 	if root, err := hook.WorkbenchRoot(*wb, p.Cwd()); err == nil {
@@ -78,7 +103,32 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if _, err := hook.Decision("deny", reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
 		return c.Fail(err)
 	}
+	log.Record("deny", why, decisionlog.Sizes{})
 	return hook.ExitOK
+}
+
+// letThrough reports whether the main thread may run cmd: a glance or a
+// line of the configuration's hands-on commands and glances, or, with
+// glances off, a line of hands-on commands only. The reason is the
+// classifier's when explain asks for it (the decision log); without it, a
+// line whose first word rules both out is answered without the parser.
+func letThrough(g *ephemeral.Glances, cmd string, glance, handsOn, explain bool) (bool, string) {
+	switch {
+	case !explain && glance:
+		return g.MainThread(cmd), ""
+	case !explain && !handsOn:
+		return false, ""
+	}
+	v := g.Classify(cmd)
+	if glance {
+		return v.MainThread, v.Reason
+	}
+	for _, s := range v.Segments {
+		if !s.MainThread {
+			return false, "delegate-guard.glance is false: " + s.Reason
+		}
+	}
+	return len(v.Segments) > 0, v.Reason
 }
 
 // reason is the denial text. It stays in the main context for good, so it is

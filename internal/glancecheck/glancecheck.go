@@ -11,6 +11,12 @@
 //	glance-check --list  prints the table: each command, what it does, and the
 //	                     rules for its options and operands. Exit 0.
 //
+// The table is the one delegate-guard uses in the folder glance-check runs
+// in ($CLAUDE_PROJECT_DIR, else the working folder): the built-in table
+// with the configuration's extra entries (package config). A hands-on
+// entry's segments are marked "main": the main thread may run them, but
+// they are not glances.
+//
 // A usage or input error exits 3 with one stderr line, so that it differs
 // from "not a glance" (1); never 2. --help and --version exit 0.
 //
@@ -29,12 +35,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 
@@ -85,6 +93,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 		return code
 	}
+	// The table of the folder it runs in, with that configuration's extra
+	// entries: the one delegate-guard uses there.
+	wd, _ := os.Getwd()
+	g, err := ephemeral.NewGlances(config.ForCommand(c, config.ProjectDir(wd)).Extras())
+	config.Warn(c, err)
 	modes := 0
 	for _, on := range []bool{*jsonl, *list, c.Flags.NArg() > 0} {
 		if on {
@@ -99,11 +112,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case c.Flags.NArg() > 1:
 		return usageError(c, fmt.Sprintf("%d arguments: quote the command as one argument", c.Flags.NArg()))
 	case *jsonl:
-		return runJSONL(c)
+		return runJSONL(c, g)
 	case *list:
-		return printList(c)
+		return printList(c, g)
 	}
-	return checkOne(c, c.Flags.Arg(0))
+	return checkOne(c, g, c.Flags.Arg(0))
 }
 
 // retired reports whether args ask for the retired --hook mode (before the
@@ -126,8 +139,8 @@ func usageError(c *hook.CLI, msg string) int {
 }
 
 // checkOne prints the verdict on cmd and each segment's reason.
-func checkOne(c *hook.CLI, cmd string) int {
-	v := ephemeral.Classify(cmd)
+func checkOne(c *hook.CLI, g *ephemeral.Glances, cmd string) int {
+	v := g.Classify(cmd)
 	var b strings.Builder
 	verdict, code := "not a glance", exitNotGlance
 	if v.Glance {
@@ -136,8 +149,11 @@ func checkOne(c *hook.CLI, cmd string) int {
 	fmt.Fprintf(&b, "%s: %s\n", verdict, v.Reason)
 	for _, s := range v.Segments {
 		mark := "no    "
-		if s.Glance {
+		switch {
+		case s.Glance:
 			mark = "glance"
+		case s.MainThread:
+			mark = "main  "
 		}
 		fmt.Fprintf(&b, "  %s  %s\n          %s\n", mark, printable(s.Command), s.Reason)
 	}
@@ -168,7 +184,7 @@ type line struct {
 // runJSONL classifies each line of stdin. The output is built whole before
 // any of it is written, so a bad line leaves stdout empty rather than half
 // answered.
-func runJSONL(c *hook.CLI) int {
+func runJSONL(c *hook.CLI, g *ephemeral.Glances) int {
 	in := bufio.NewReader(c.Stdin)
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
@@ -186,7 +202,7 @@ func runJSONL(c *hook.CLI) int {
 			c.Fail(fmt.Errorf("stdin line %d: %s", n, why))
 			return exitUsage
 		}
-		v := ephemeral.Classify(cmd)
+		v := g.Classify(cmd)
 		if err := enc.Encode(line{Glance: v.Glance, Reason: v.Reason}); err != nil {
 			c.Fail(err)
 			return exitUsage
@@ -219,22 +235,26 @@ func jsonString(raw []byte) (string, string) {
 	return v.Str, ""
 }
 
-// printList prints ephemeral.Table: the glances with their rules, then the
-// commands named as never a glance.
-func printList(c *hook.CLI) int {
+// printList prints the table: the glances with their rules, then the
+// commands named as never a glance, then the configuration's extra entries.
+func printList(c *hook.CLI, g *ephemeral.Glances) int {
 	var b strings.Builder
 	b.WriteString("Glances: commands the main thread may run itself, and whose results expire.\n")
 	b.WriteString("Every segment of a line (&&, ||, ;, |, newline) must be one of them.\n\n")
-	entries := ephemeral.Table()
+	entries := g.Table()
 	width := 0
 	for _, e := range entries {
-		if e.Glance {
+		if e.Glance || e.MainThread {
 			width = max(width, len(e.Command))
 		}
 	}
-	never := false
+	never, extra := false, false
 	for _, e := range entries {
-		if !e.Glance {
+		if e.Extra && !extra {
+			b.WriteString("\nExtra entries of the configuration (flower-config):\n")
+			extra = true
+		}
+		if !e.Glance && !e.MainThread {
 			if !never {
 				b.WriteString("\nNever a glance:\n")
 				never = true

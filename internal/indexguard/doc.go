@@ -34,7 +34,12 @@
 //
 // Flags: --workbench DIR (default $FLOWER_WORKBENCH, else
 // $CLAUDE_PROJECT_DIR/.flower, else <payload cwd>/.flower); --max-entries N,
-// the most files INDEX.md lists (default 40).
+// the most files INDEX.md lists (default 40). A flag not given takes its
+// key from the configuration (package config), which may also switch the
+// layer off (index-guard.enabled); a configuration file that cannot be
+// used is named in one stderr line and the hook works with the defaults.
+// With the decision log on, each block shown and index refreshed is
+// recorded.
 //
 // Exit codes: 0 with the output above; 1 with one stderr line when the
 // payload or flags are bad, or the workbench cannot be read or written: among

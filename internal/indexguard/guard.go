@@ -12,7 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
@@ -42,13 +45,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if c.Flags.NArg() > 0 {
 		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
 	}
-	if *maxEntries < 0 {
-		return c.Fail(fmt.Errorf("--max-entries is %d, want 0 or more", *maxEntries))
-	}
-
 	p, err := hook.ReadPayload(stdin)
 	if err != nil {
 		return c.Fail(err)
+	}
+	cfg := config.ForHook(c, p)
+	if *maxEntries < 0 {
+		return c.Fail(fmt.Errorf("--max-entries is %d, want 0 or more", *maxEntries))
 	}
 	g := guard{cli: c, p: p, max: *maxEntries}
 	switch p.Event() {
@@ -58,6 +61,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			return hook.ExitOK
 		}
 	default:
+		return hook.ExitOK
+	}
+	g.log = decisionlog.New(cfg.Log(), c, p)
+	if !cfg.Enabled(name) {
+		g.log.Record("off", "index-guard.enabled is false ("+cfg.Value("index-guard.enabled").From+")", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
 	if g.root, err = hook.WorkbenchRoot(*wb, p.Cwd()); err != nil {
@@ -87,6 +95,7 @@ type guard struct {
 	root string
 	wb   *workbench.Workbench // nil while the workbench does not exist
 	max  int
+	log  *decisionlog.Recorder
 }
 
 // open opens the workbench at root, or returns nil if it does not exist:
@@ -153,6 +162,7 @@ func (g *guard) subagentStart() int {
 // whole block when that is shorter.
 func (g *guard) userPrompt() int {
 	if g.wb == nil {
+		g.log.Record("pass", "no workbench: nothing to show beyond the empty index", decisionlog.Sizes{})
 		return hook.ExitOK // nothing to show beyond the empty index SessionStart gave
 	}
 	ix, err := g.current()
@@ -166,6 +176,7 @@ func (g *guard) userPrompt() int {
 	if prev, known := g.shown(); known {
 		update := workbench.Update(prev, shown)
 		if update == "" {
+			g.log.Record("pass", "the index is as this session last saw it", decisionlog.Sizes{})
 			return hook.ExitOK
 		}
 		if workbench.BlockLen(update) < workbench.BlockLen(block) {
@@ -209,6 +220,7 @@ func (g *guard) postToolUse() int {
 		path = filepath.Join(g.p.Cwd(), path)
 	}
 	if !workbench.Indexed(g.root, path) {
+		g.log.Record("pass", "written outside the workbench's scripts/ and artifacts/", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
 	w, err := open(g.root)
@@ -216,9 +228,11 @@ func (g *guard) postToolUse() int {
 		return g.cli.Fail(cmp.Or(err, fmt.Errorf("workbench %s is gone", g.root)))
 	}
 	defer w.Close()
-	if _, err := w.Refresh(g.max); err != nil {
+	ix, err := w.Refresh(g.max)
+	if err != nil {
 		return g.cli.Fail(err)
 	}
+	g.log.Record("index", fmt.Sprintf("INDEX.md regenerated: %d entries", len(ix.Entries)), decisionlog.Sizes{})
 	return hook.ExitOK
 }
 
@@ -226,6 +240,11 @@ func (g *guard) answer(block string) int {
 	if _, err := hook.NewOutput(g.p.Event()).Set("additionalContext", block).WriteTo(g.cli.Stdout); err != nil {
 		return g.cli.Fail(err)
 	}
+	verdict, why := "index", "the workbench block shown to the model"
+	if g.p.Event() == "UserPromptSubmit" {
+		verdict, why = "update", "what changed in the index since this session last saw it"
+	}
+	g.log.Record(verdict, why, decisionlog.Sizes{Shown: utf8.RuneCountInString(block)})
 	return hook.ExitOK
 }
 

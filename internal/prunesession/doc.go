@@ -46,7 +46,10 @@
 //
 // Flags: --keep-recent N (6), --keep-denials N (1), --trim, --trim-min N
 // (2000), --trim-keep N (20), --spill-dir DIR, --session-id UUID (the fork's
-// id instead of a random one), --sync, --dry-run.
+// id instead of a random one), --sync, --dry-run. A flag not given takes its
+// key from the configuration of the folder the session started in (package
+// config), whose glance entries are on the table that decides what
+// expires: the one delegate-guard used in that session's project.
 //
 // Exit codes: 0 when the fork is written (or, with --dry-run, when it could
 // be); 1 with one stderr line when it cannot be (a transcript that does not

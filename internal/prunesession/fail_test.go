@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(args, os.Stdin, os.Stdout, os.Stderr))
 	}
+	// The machine's flower configuration stays out of these tests.
+	os.Setenv("XDG_CONFIG_HOME", "/nonexistent/flower-tests")
 	os.Exit(m.Run())
 }
 

@@ -39,6 +39,9 @@ type options struct {
 	trimKeep    int    // large bodies kept verbatim
 	spillDir    string // "" means <session cwd>/.flower/spill
 	sync        bool   // fsync what is written
+	// glances is the glance table with the configuration's extra entries:
+	// the one delegate-guard lets through on the session's project.
+	glances *ephemeral.Glances
 }
 
 // The plan keeps little per line, so that its memory stays well below the
@@ -126,6 +129,8 @@ type plan struct {
 	sum     uint32
 	cwd     string            // the session's cwd, from its first entry that has one
 	dropped map[string]string // uuid of a dropped entry -> its parentUuid
+	// glances is the glance table that decides what expires (options.glances).
+	glances *ephemeral.Glances
 	// resolved caches resolve's answers, for pass two.
 	resolved map[string]string
 	// notes are the commands glance notes quote, each once (a session runs
@@ -189,7 +194,7 @@ func (d *digest) Write(b []byte) (int, error) {
 // buildPlan reads the transcript once, checking every line, and decides
 // every change.
 func buildPlan(r io.Reader, o options) (*plan, error) {
-	p := &plan{dropped: map[string]string{}, removedBlocks: map[int32]int32{}, noteOf: map[string]int32{}}
+	p := &plan{dropped: map[string]string{}, removedBlocks: map[int32]int32{}, noteOf: map[string]int32{}, glances: o.glances}
 	var (
 		open    = map[string]*call{} // calls whose result is still to come, by id
 		denied  = map[string]*call{} // calls denied and not removed yet, by id
@@ -435,7 +440,7 @@ func (p *plan) decide(o options, results []result) {
 // glanceNote is the index in p.notes of cmd as an expiry note quotes it
 // (noteCommand) when cmd is a glance, else noNote.
 func (p *plan) glanceNote(cmd string) int32 {
-	if !ephemeral.IsEphemeral(cmd) {
+	if !p.glances.IsEphemeral(cmd) {
 		return noNote
 	}
 	note := noteCommand(cmd)

@@ -1,6 +1,7 @@
 package prunesession
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -83,11 +88,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	} else if !uuidShape.MatchString(*newID) {
 		return c.Fail(fmt.Errorf("--session-id %q is not a lowercase UUID", *newID))
 	}
+	src, err := transcript.Locate(sessions[0])
+	if err != nil {
+		return c.Fail(err)
+	}
+	// The configuration of the session's project (its values are in range,
+	// as the flags given were checked above): the glance table that
+	// delegate-guard used there, and the keys of flags not given.
+	o.glances, err = ephemeral.NewGlances(config.ForCommand(c, sessionCwd(src)).Extras())
+	config.Warn(c, err)
 	// A signal stops the run at its next read, and the run removes what it
 	// wrote (leftovers.go).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	rep, err := prune(ctx, sessions[0], *newID, o, *dry)
+	rep, err := prune(ctx, src, *newID, o, *dry)
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -98,12 +112,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return hook.ExitOK
 }
 
-// prune does the work of Main once the flags are read.
-func prune(ctx context.Context, session, newID string, o options, dry bool) (*report, error) {
-	src, err := transcript.Locate(session)
-	if err != nil {
-		return nil, err
-	}
+// prune does the work of Main once the flags are read, on the transcript
+// at src.
+func prune(ctx context.Context, src, newID string, o options, dry bool) (*report, error) {
 	p, err := readPlan(ctx, src, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
@@ -195,4 +206,29 @@ func readPlan(ctx context.Context, path string, o options) (*plan, error) {
 	}
 	defer closeSrc()
 	return buildPlan(r, o)
+}
+
+// maxCwdPeek bounds what sessionCwd reads: the cwd is on the first entries
+// (the first prompt), a few KB into a transcript.
+const maxCwdPeek = 1 << 20
+
+// sessionCwd is the cwd of the first conversation entry of the transcript
+// at path, the folder the session started in ($CLAUDE_PROJECT_DIR for its
+// hooks), found in its first maxCwdPeek bytes; "" when there is none.
+func sessionCwd(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.LimitReader(f, maxCwdPeek))
+	for {
+		line, err := r.ReadBytes('\n')
+		if res := gjson.GetManyBytes(line, "uuid", "cwd"); res[0].String() != "" && res[1].Type == gjson.String && res[1].Str != "" {
+			return res[1].Str
+		}
+		if err != nil {
+			return ""
+		}
+	}
 }

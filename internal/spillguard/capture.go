@@ -32,7 +32,7 @@ func captured(p *hook.Payload, o options, wbFlag string) (out *hook.Output, show
 		Threshold: o.threshold,
 		Head:      o.head,
 		Tail:      min(2*o.head, o.threshold-o.head),
-		Whole:     readsSpill(p, "Bash", root, dir),
+		Whole:     readsSpill(p, o.glances(), "Bash", root, dir),
 	})
 	return out, shown, true, err
 }

@@ -13,7 +13,9 @@ import (
 
 // TestCaptured runs spill-guard on Bash results that start with a capture
 // marker: the view replaces the marker whatever --main-only says, a read of
-// a spill file is shown whole, and a failed call gets an additionalContext.
+// a spill file is shown whole, and a failed call gets an additionalContext;
+// a project file that switches layer three off still gets the view (the
+// model would otherwise see the marker alone).
 func TestCaptured(t *testing.T) {
 	const session = "0f3c9a2e-5b7d-4e61-9c08-2a4b6d8e1f37"
 	long := strings.Repeat("x", 5000)
@@ -22,12 +24,14 @@ func TestCaptured(t *testing.T) {
 		args                          []string
 		agent                         bool
 		want                          string // a part of the view
+		project                       string // .claude/flower.json
 	}{
-		{"success", "PostToolUse", "make", "ok\n", nil, false, `"stdout":"ok"`},
-		{"long success", "PostToolUse", "make", long, nil, false, `[Spilled to a file to keep it out of context: 5000 characters, 1 line`},
-		{"subagent with --main-only", "PostToolUse", "make", "ok\n", []string{"--main-only"}, true, `"stdout":"ok"`},
-		{"a glance at a spill file", "PostToolUse", "cat .flower/spill/Bash-x-stdout.txt", long, nil, false, `"stdout":"` + long + `"`},
-		{"failure", "PostToolUseFailure", "make", long, nil, false, `"additionalContext":"The command failed (Exit code 2). [Spilled`},
+		{"success", "PostToolUse", "make", "ok\n", nil, false, `"stdout":"ok"`, ""},
+		{"long success", "PostToolUse", "make", long, nil, false, `[Spilled to a file to keep it out of context: 5000 characters, 1 line`, ""},
+		{"subagent with --main-only", "PostToolUse", "make", "ok\n", []string{"--main-only"}, true, `"stdout":"ok"`, ""},
+		{"a glance at a spill file", "PostToolUse", "cat .flower/spill/Bash-x-stdout.txt", long, nil, false, `"stdout":"` + long + `"`, ""},
+		{"failure", "PostToolUseFailure", "make", long, nil, false, `"additionalContext":"The command failed (Exit code 2). [Spilled`, ""},
+		{"layer off", "PostToolUse", "make", long, nil, false, `[Spilled to a file to keep it out of context: 5000 characters, 1 line`, `{"spill-guard": {"enabled": false}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			project := t.TempDir()
@@ -41,6 +45,15 @@ func TestCaptured(t *testing.T) {
 			}
 			t.Setenv("CLAUDE_PROJECT_DIR", project)
 			t.Setenv("FLOWER_WORKBENCH", "")
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			if tc.project != "" {
+				if err := os.MkdirAll(filepath.Join(project, ".claude"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(project, ".claude", "flower.json"), []byte(tc.project), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			payload := `{"session_id":"` + session + `","cwd":` + string(gjson.AppendJSONString(nil, project)) +
 				`,"hook_event_name":"` + tc.event + `","tool_name":"Bash","tool_input":{"command":` +
 				string(gjson.AppendJSONString(nil, tc.command)) + `},"tool_use_id":"toolu_1"`

@@ -46,7 +46,12 @@
 //
 // Flags: --threshold N (4000) characters a field may have before it is
 // spilled; --head N (400) characters kept after the pointer; --main-only to
-// spill main-thread results only; --workbench DIR.
+// spill main-thread results only; --workbench DIR. A flag not given takes
+// its key from the configuration (package config), which may also switch
+// the layer off (spill-guard.enabled) and add glance entries (a glance of
+// theirs that names a spill file is left whole too); a configuration file
+// that cannot be used is named in one stderr line and the hook spills with
+// the defaults. With the decision log on, each result's verdict is recorded.
 //
 // Exit codes: 0 with the replacement or nothing on stdout; 1 with one
 // stderr line when the payload or the flags are bad (including a

@@ -11,12 +11,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/decisionlog"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/spill"
@@ -72,18 +76,31 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if c.Flags.NArg() > 0 {
 		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
 	}
+	p, err := hook.ReadPayload(stdin)
+	if err != nil {
+		return c.Fail(err)
+	}
+	cfg := config.ForHook(c, p)
 	switch {
 	case o.threshold < 1:
 		return c.Fail(fmt.Errorf("--threshold must be at least 1, got %d", o.threshold))
 	case o.head < 0 || o.head >= o.threshold:
 		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
 	}
-	p, err := hook.ReadPayload(stdin)
+	o.off = !cfg.Enabled(name)
+	// Made only when a Bash command is asked about (readsSpill): most
+	// results are under the threshold.
+	o.glances = sync.OnceValue(func() *ephemeral.Glances {
+		g, err := ephemeral.NewGlances(cfg.Extras())
+		config.Warn(c, err)
+		return g
+	})
+	did, err := run(p, o, *wb, stdout)
 	if err != nil {
 		return c.Fail(err)
 	}
-	if err := run(p, o, *wb, stdout); err != nil {
-		return c.Fail(err)
+	if did.verdict != "" {
+		decisionlog.New(cfg.Log(), c, p).Record(did.verdict, did.reason, did.sizes)
 	}
 	return hook.ExitOK
 }
@@ -91,6 +108,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 type options struct {
 	threshold, head int
 	mainOnly        bool
+	glances         func() *ephemeral.Glances // the table readsSpill asks about a Bash command
+	off             bool                      // spill-guard.enabled is false: captured outputs only
+}
+
+// outcome is what run did, for the decision log: nothing to log when its
+// verdict is "".
+type outcome struct {
+	verdict, reason string
+	sizes           decisionlog.Sizes
+}
+
+// pass is the outcome of a result left as it came.
+func pass(reason, resp string) outcome {
+	return outcome{"pass", reason, decisionlog.Sizes{Result: len(resp)}}
 }
 
 // spillable is a field over the threshold and where its whole text is.
@@ -101,22 +132,27 @@ type spillable struct {
 }
 
 // run decides and does the work, and prints the replacement, if any.
-func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
+func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, error) {
+	// A captured output is shown even with the layer off: the model
+	// would otherwise see only the capture layer's marker.
 	if out, shown, ok, err := captured(p, o, wbFlag); ok {
 		if err != nil {
-			return err
+			return outcome{}, err
 		}
 		if nowhere(stdout) {
-			return errNowhere
+			return outcome{}, errNowhere
 		}
 		if _, err := out.WriteTo(stdout); err != nil {
-			return fmt.Errorf("writing the view of the captured output: %v", err)
+			return outcome{}, fmt.Errorf("writing the view of the captured output: %v", err)
 		}
 		shown()
-		return nil
+		return outcome{"capture", "the view of the output the capture layer kept", decisionlog.Sizes{}}, nil
 	}
 	if p.Event() != "PostToolUse" {
-		return nil
+		return outcome{}, nil
+	}
+	if o.off {
+		return outcome{"off", "spill-guard.enabled is false", decisionlog.Sizes{}}, nil
 	}
 	tool := p.ToolName()
 	// As written: an MCP tool's result may be a string of a megabyte,
@@ -129,41 +165,44 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
 	if objectTools[tool] && !kind.IsObject() {
 		// Checked before --main-only: a malformed payload is reported
 		// whoever made the call.
-		return fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(kind))
-	}
-	if o.mainOnly && !p.IsMainThread() || editTools[tool] || resp == "" {
-		return nil
+		return outcome{}, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(kind))
 	}
 	switch {
+	case o.mainOnly && !p.IsMainThread():
+		return pass("a subagent's result, and main-only is set", resp), nil
+	case editTools[tool]:
+		return pass("the result of a tool that edits files", resp), nil
+	case resp == "":
+		return pass("no tool_response", resp), nil
 	case tool == "Read" && kind.IsObject() && gjson.Get(resp, "type").String() != "text":
-		return nil // an image, PDF or notebook: not text to spill
+		return pass("an image, PDF or notebook: not text to spill", resp), nil
 	case tool == "Bash" && gjson.Get(resp, "isImage").Bool():
-		return nil // stdout is a data: URL Claude Code turns into an image
+		return pass("an image (stdout is a data: URL)", resp), nil
 	}
 	todo, err := overThreshold(p, tool, resp, o.threshold)
 	if err != nil || len(todo) == 0 {
-		return err
+		return pass(fmt.Sprintf("no field over %d characters", o.threshold), resp), err
 	}
 	root, err := hook.WorkbenchRoot(wbFlag, p.Cwd())
 	if err != nil {
-		return err
+		return outcome{}, err
 	}
 	dir := spill.Dir(root)
 	// readsSpill reads tool_input, where a key given twice is refused as
 	// in tool_response.
 	if in, ok := p.Member("tool_input"); ok {
 		if _, err := hook.Members(in, "tool_input"); err != nil {
-			return err
+			return outcome{}, err
 		}
 	}
-	if readsSpill(p, tool, root, dir) {
-		return nil
+	if readsSpill(p, o.glances(), tool, root, dir) {
+		return pass("reads a spill file back", resp), nil
 	}
 	if nowhere(stdout) {
-		return errNowhere
+		return outcome{}, errNowhere
 	}
 	if err := spill.Prepare(dir); err != nil {
-		return fmt.Errorf("cannot use the spill folder: %v", err)
+		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
 	return spillAll(p, o, tool, resp, dir, todo, stdout)
 }
@@ -176,7 +215,7 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) error {
 // Claude Code sends a hook at its timeout or when the user presses Esc.
 // (SIGKILL leaves a temporary file, which the next spill removes:
 // spill.RemoveStale.)
-func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillable, stdout io.Writer) (err error) {
+func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillable, stdout io.Writer) (did outcome, err error) {
 	// SIGPIPE too: on fd 1 it would kill the process at the write of the
 	// pointer, after the files were made; noticed, the write fails.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
@@ -196,30 +235,33 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 			return s.fill(stopWriter{ctx, w})
 		})
 		if err != nil {
-			return fmt.Errorf("cannot write the spill file: %v", err)
+			return did, fmt.Errorf("cannot write the spill file: %v", err)
 		}
 		written = append(written, f.Path)
+		did.sizes.Spilled += f.Chars
 		f.Note = s.note
 		rep, err := json.Marshal(f.Text())
 		if err != nil {
-			return err
+			return did, err
 		}
 		reps[i] = string(rep)
 	}
 	updated := splice(resp, todo, reps)
 	if slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" }) {
 		if updated, err = dropPersisted(updated); err != nil {
-			return err
+			return did, err
 		}
 	}
 	out := hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)
 	if ctx.Err() != nil {
-		return errors.New("stopped by a signal")
+		return did, errors.New("stopped by a signal")
 	}
 	if _, err := out.WriteTo(stdout); err != nil {
-		return fmt.Errorf("writing the pointer: %v", err)
+		return did, fmt.Errorf("writing the pointer: %v", err)
 	}
-	return nil
+	did.verdict, did.reason = "spill", fmt.Sprintf("%d field(s) over %d characters", len(todo), o.threshold)
+	did.sizes.Result, did.sizes.Files = len(resp), len(written)
+	return did, nil
 }
 
 // errNowhere refuses a stdout that reaches nobody (see nowhere).

@@ -23,14 +23,14 @@ import (
 // file there (see namesSpillFile). Spilling that would answer the pointer's
 // "use Read" with another pointer, a loop the model can only escape a few
 // lines at a time.
-func readsSpill(p *hook.Payload, tool, root, dir string) bool {
+func readsSpill(p *hook.Payload, g *ephemeral.Glances, tool, root, dir string) bool {
 	switch tool {
 	case "Read":
 		path, ok, err := p.ToolInputString("file_path")
 		return err == nil && ok && path != "" && spill.Holds(dir, inBase(p.Cwd(), path))
 	case "Bash":
 		cmd, ok, err := p.ToolInputString("command")
-		return err == nil && ok && ephemeral.IsEphemeral(cmd) && namesSpillFile(cmd, p.Cwd(), root, dir)
+		return err == nil && ok && g.IsEphemeral(cmd) && namesSpillFile(cmd, p.Cwd(), root, dir)
 	}
 	return false
 }

@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	if cfg := os.Getenv(sandboxEnv); cfg != "" {
 		sandboxMain(cfg)
 	}
+	// The machine's flower configuration stays out of the commands the
+	// tests run in-process (sides_test.go).
+	os.Setenv("XDG_CONFIG_HOME", "/nonexistent/flower-tests")
 	os.Exit(m.Run())
 }
 
@@ -286,8 +289,9 @@ type sandbox struct {
 // newSandbox builds the project: a git repository with the files the table
 // test names, a symlink, and a committed bare repository whose config runs
 // a program (core.fsmonitor) when git status or git diff reads it. Then it
-// starts the sandbox process, which lives until the test ends.
-func newSandbox(tb testing.TB) *sandbox {
+// starts the sandbox process, which lives until the test ends. extras are
+// programs a glance may start besides the table's: those of extra entries.
+func newSandbox(tb testing.TB, extras ...string) *sandbox {
 	tb.Helper()
 	root, err := filepath.EvalSymlinks(tb.TempDir())
 	if err != nil {
@@ -308,7 +312,7 @@ func newSandbox(tb testing.TB) *sandbox {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := s.config(tb)
+	cfg := s.config(tb, extras)
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		tb.Fatal(err)
@@ -390,7 +394,7 @@ func (s *sandbox) fixture(tb testing.TB, home, tmp string) {
 
 // config is what the sandbox process is told: the folder it may write and
 // the programs a glance may start, found on sandboxPath as bash finds them.
-func (s *sandbox) config(tb testing.TB) sandboxConfig {
+func (s *sandbox) config(tb testing.TB, extras []string) sandboxConfig {
 	tb.Helper()
 	bash, err := filepath.EvalSymlinks("/bin/bash")
 	if err != nil {
@@ -402,8 +406,12 @@ func (s *sandbox) config(tb testing.TB) sandboxConfig {
 		tb.Fatal(err)
 	}
 	cfg.GitCore = strings.TrimSpace(string(out))
+	names := slices.Clone(extras)
 	for _, c := range table {
-		p, ok := lookPath(c.name)
+		names = append(names, c.name)
+	}
+	for _, name := range names {
+		p, ok := lookPath(name)
 		if !ok {
 			continue
 		}

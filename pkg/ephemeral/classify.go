@@ -21,29 +21,22 @@ var parsers = sync.Pool{New: func() any {
 // syntax tree: every simple command of every &&, ||, ;, | and newline
 // segment must be on the glance table with arguments that pass its rules,
 // and nothing around them may write, run other code or keep running.
-func Classify(cmd string) Verdict {
-	if why := unvouched(cmd); why != "" {
-		return Verdict{Reason: why}
-	}
+//
+// It is the built-in table's Glances.Classify: a configuration's extra
+// entries are on the table a Glances holds (NewGlances).
+func Classify(cmd string) Verdict { return builtin.Classify(cmd) }
+
+// parse parses cmd as bash with a parser from the pool.
+func parse(cmd string) (*syntax.File, error) {
 	p := parsers.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(cmd), "")
-	parsers.Put(p)
-	if err != nil {
-		return Verdict{Reason: "cannot vouch for it: parse error: " + oneLine(err.Error())}
-	}
-	if why := commentsWhy(f, cmd); why != "" {
-		return Verdict{Reason: why}
-	}
-	c := classifier{r: resolver{src: cmd}}
-	for _, s := range f.Stmts {
-		c.stmt(s)
-	}
-	return c.verdict()
+	defer parsers.Put(p)
+	return p.Parse(strings.NewReader(cmd), "")
 }
 
 // classifier collects the segments of one command line.
 type classifier struct {
 	r    resolver
+	g    *Glances // the table's extra entries
 	segs []Segment
 	// dirs are the folders, known from the text, that a cd earlier in the
 	// line may have moved to; a relative word is also read from each of
@@ -59,12 +52,14 @@ func (c *classifier) verdict() Verdict {
 	if len(c.segs) == 0 {
 		return Verdict{Reason: "no command"}
 	}
-	v := Verdict{Glance: true, Segments: c.segs}
+	glance := true
 	for _, s := range c.segs {
-		if !s.Glance {
+		if !s.Glance && !s.MainThread {
 			return Verdict{Reason: s.Reason, Segments: c.segs}
 		}
+		glance = glance && s.Glance
 	}
+	v := Verdict{Glance: glance, MainThread: true, Segments: c.segs}
 	if len(c.segs) == 1 {
 		v.Reason = c.segs[0].Reason
 		return v
@@ -74,17 +69,22 @@ func (c *classifier) verdict() Verdict {
 		names[i], _, _ = strings.Cut(s.Reason, ":")
 	}
 	v.Reason = "every command is a glance: " + strings.Join(names, ", ")
+	if !glance {
+		v.Reason = "the main thread may run every command, not all are glances: " + strings.Join(names, ", ")
+	}
 	return v
 }
 
-// add records the segment s with its verdict.
-func (c *classifier) add(s *syntax.Stmt, why, glance string) {
+// add records the segment s with its verdict: why it is not a glance, or
+// its reason as a glance or, with mainThread, as a hands-on command the
+// main thread may run.
+func (c *classifier) add(s *syntax.Stmt, why, glance string, mainThread bool) {
 	text := strings.TrimRight(c.r.text(s), "; \t\n")
 	if why != "" {
 		c.segs = append(c.segs, Segment{Command: text, Reason: why})
 		return
 	}
-	c.segs = append(c.segs, Segment{Command: text, Glance: true, Reason: glance})
+	c.segs = append(c.segs, Segment{Command: text, Glance: !mainThread, MainThread: mainThread, Reason: glance})
 }
 
 // stmt classifies one statement: a simple command, or a list or pipeline
@@ -92,57 +92,61 @@ func (c *classifier) add(s *syntax.Stmt, why, glance string) {
 func (c *classifier) stmt(s *syntax.Stmt) {
 	switch {
 	case s.Background:
-		c.add(s, "background & keeps running after the command returns", "")
+		c.add(s, "background & keeps running after the command returns", "", false)
 		return
 	case s.Coprocess || s.Disown:
-		c.add(s, "a coprocess keeps running after the command returns", "")
+		c.add(s, "a coprocess keeps running after the command returns", "", false)
 		return
 	}
 	switch x := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
 		if len(s.Redirs) > 0 {
-			c.add(s, "a redirection of a whole list is not on the table", "")
+			c.add(s, "a redirection of a whole list is not on the table", "", false)
 			return
 		}
 		c.stmt(x.X)
 		c.stmt(x.Y)
 	case *syntax.CallExpr:
-		glance, why := c.call(x)
+		glance, why, mainThread := c.call(x)
 		if why == "" {
 			why = c.redirects(s.Redirs)
 		}
-		c.add(s, why, glance)
+		c.add(s, why, glance, mainThread)
 	case nil:
-		c.add(s, "a redirection without a command creates or empties a file", "")
+		c.add(s, "a redirection without a command creates or empties a file", "", false)
 	default:
-		c.add(s, compoundKind(x), "")
+		c.add(s, compoundKind(x), "", false)
 	}
 }
 
 // call classifies one simple command. It returns the glance reason, or why
-// it is not a glance.
-func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
+// it is not a glance; mainThread is set for a hands-on command the main
+// thread may run (an extra entry), whose reason is then glance's.
+func (c *classifier) call(x *syntax.CallExpr) (glance, why string, mainThread bool) {
 	if len(x.Assigns) > 0 {
 		a := c.r.text(x.Assigns[0])
 		if len(x.Args) == 0 {
-			return "", "assignment " + a + " changes the shell"
+			return "", "assignment " + a + " changes the shell", false
 		}
-		return "", "environment assignment " + a + " changes how the command runs"
+		return "", "environment assignment " + a + " changes how the command runs", false
 	}
 	name := x.Args[0].Lit()
 	if name == "" {
-		return "", "command name " + c.r.text(x.Args[0]) + " is not a plain word"
+		return "", "command name " + c.r.text(x.Args[0]) + " is not a plain word", false
 	}
-	cmd, ok := lookup()[name]
-	if !ok {
+	cmd, onTable := lookup()[name]
+	extras := c.g.named(name)
+	if !onTable && extras == nil {
 		if w, known := refusedWhy()[name]; known {
-			return "", name + ": " + w
+			return "", name + ": " + w, false
 		}
 		if strings.ContainsAny(name, `\*?[{~`) {
-			return "", "command name " + name + " is escaped or a pattern, not a plain word"
+			return "", "command name " + name + " is escaped or a pattern, not a plain word", false
 		}
-		return "", name + ": not on the glance table"
+		return "", name + ": not on the glance table", false
 	}
+	// An extra entry is a rule on the arguments: treated as such here.
+	rules := !onTable || cmd.hasRules()
 	args := make([]arg, 0, len(x.Args)-1)
 	for _, w := range x.Args[1:] {
 		a, why := c.r.resolve(w)
@@ -150,23 +154,47 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string) {
 			why = c.opens(a, true)
 		}
 		if why != "" {
-			return "", name + ": " + why
+			return "", name + ": " + why, false
 		}
 		if a.brace {
 			// For a command whose every option and operand is harmless, the
 			// words a brace expands to do not matter, only how many there are.
-			if cmd.hasRules() {
-				return "", name + ": " + a.src + " may brace-expand into words the classifier never sees"
+			if rules {
+				return "", name + ": " + a.src + " may brace-expand into words the classifier never sees", false
 			}
 			if !fewBraceWords(w) {
-				return "", name + ": " + a.src + fmt.Sprintf(" brace-expands into more than %d words", maxBraceWords)
+				return "", name + ": " + a.src + fmt.Sprintf(" brace-expands into more than %d words", maxBraceWords), false
 			}
 		}
-		if cmd.hasRules() && a.mayBeOption() {
-			return "", name + ": glob " + a.src + " may expand to an option"
+		if rules && a.mayBeOption() {
+			return "", name + ": glob " + a.src + " may expand to an option", false
 		}
 		args = append(args, a)
 	}
+	if onTable {
+		if glance, why = c.onTable(cmd, args); why == "" || extras == nil {
+			return glance, why, false
+		}
+	}
+	label, extraWhy, mainThread := c.extraCall(name, extras, args)
+	switch {
+	case label != "":
+		return label, "", mainThread
+	case extraWhy != "":
+		return "", extraWhy, false
+	case onTable:
+		return "", why, false // no entry's words lead: the table's reason stands
+	}
+	if w, known := refusedWhy()[name]; known {
+		return "", name + ": " + w, false
+	}
+	return "", name + ": no extra entry takes these words (" + entryNames(extras) + ")", false
+}
+
+// onTable applies the rules of cmd, an entry of the built-in table, to its
+// arguments, which have passed the checks every command's words pass.
+func (c *classifier) onTable(cmd *command, args []arg) (glance, why string) {
+	name := cmd.name
 	if why := cmd.checkArgs(args); why != "" {
 		return "", why
 	}

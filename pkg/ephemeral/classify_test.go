@@ -698,8 +698,9 @@ func TestSegments(t *testing.T) {
 	}
 	got = Classify("git status && ls -la")
 	want = Verdict{
-		Glance: true,
-		Reason: "every command is a glance: git status, ls",
+		Glance:     true,
+		MainThread: true,
+		Reason:     "every command is a glance: git status, ls",
 		Segments: []Segment{
 			{Command: "git status", Glance: true, Reason: "git status: read-only git subcommand"},
 			{Command: "ls -la", Glance: true, Reason: "ls: lists directory contents"},

@@ -69,5 +69,19 @@
 // timeout: the folder the line starts in (a cd of an earlier call carries
 // over), and a symlink or FIFO in the repository that leads to a device.
 //
+// Extra entries. A configuration may add entries (NewGlances): a command
+// name with the words that must follow it and the options and operands
+// allowed after them (docker ps, kubectl get), as glances, or as hands-on
+// commands the main thread may run without their results being glances
+// (make test). A line naming one passes every check above; the entry only
+// replaces "not on the table" for its words. No entry may name a shell
+// builtin or keyword, a shell, an interpreter, a command that runs another,
+// an interactive or endless one, or one that changes the shell; as a glance,
+// none may name a command that writes or one on the built-in table, whose
+// rules stay as they are. After a cd in the same line an entry does not
+// apply (its program may read the other folder's configuration). The
+// package functions Classify and IsEphemeral are the built-in table's (a nil
+// *Glances).
+//
 // Table returns the table as people read it; glance-check --list prints it.
 package ephemeral

@@ -47,17 +47,17 @@ func TestMayBeGlance(t *testing.T) {
 		cmds = append(cmds, tc.Cmd)
 	}
 	for _, cmd := range cmds {
-		if Classify(cmd).Glance && !mayBeGlance(cmd) {
+		if Classify(cmd).Glance && !builtin.mayBeGlance(cmd) {
 			t.Errorf("mayBeGlance(%q) = false for a glance", cmd)
 		}
 	}
 	for _, cmd := range []string{"./run-tests.sh", "make test", "go build ./...", "npm ci && ls", "rm -rf build", "python3 x.py | head"} {
-		if mayBeGlance(cmd) {
+		if builtin.mayBeGlance(cmd) {
 			t.Errorf("mayBeGlance(%q) = true, want false", cmd)
 		}
 	}
 	for _, cmd := range []string{"ls", "  git status", "2>/dev/null ls", "! ls", "\"ls\"", "l\\s", "$X", "{ ls; }", "(ls)", "# c\nls", "A=1 ls"} {
-		if !mayBeGlance(cmd) {
+		if !builtin.mayBeGlance(cmd) {
 			t.Errorf("mayBeGlance(%q) = false, want true (left to the parser)", cmd)
 		}
 	}
@@ -89,7 +89,7 @@ func TestMayBeGlanceOneByte(t *testing.T) {
 			for b := range 256 {
 				for _, after := range []string{"", " "} {
 					cmd := tc.cmd[:pos] + string([]byte{byte(b)}) + after + tc.cmd[pos:]
-					if !mayBeGlance(cmd) && Classify(cmd).Glance {
+					if !builtin.mayBeGlance(cmd) && Classify(cmd).Glance {
 						if unsound++; unsound <= 10 {
 							t.Errorf("mayBeGlance(%q) = false, and Classify calls it a glance", cmd)
 						}

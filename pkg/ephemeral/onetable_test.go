@@ -72,38 +72,67 @@ func moduleFiles(t *testing.T) map[string]*ast.File {
 	return files
 }
 
-// TestOneDecisionFunction: the package exports exactly one function that
-// decides about a command string (Classify), and IsEphemeral is nothing
-// but Classify(cmd).Glance, behind a first-word check that only ever says
-// no where Classify does (TestMayBeGlance, FuzzClassify).
+// TestOneDecisionFunction: the package decides about a command string in
+// one place, Glances.Classify. The exported functions of a string are
+// Classify and IsEphemeral, the built-in table's (a nil *Glances) methods
+// and nothing else; the only exported methods of a string are Glances'
+// Classify, IsEphemeral and MainThread; and the last two are nothing but
+// Classify(cmd).Glance and .MainThread, behind a first-word check that
+// only ever says no where Classify does (TestMayBeGlance, FuzzClassify,
+// TestExtrasClassify).
 func TestOneDecisionFunction(t *testing.T) {
 	t.Parallel()
-	var deciders []string
-	isEphemeralBody := ""
+	var deciders, methods []string
+	bodies := map[string]string{}
 	for path, f := range moduleFiles(t) {
 		if !strings.HasPrefix(path, "pkg/ephemeral/") {
 			continue
 		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !fn.Name.IsExported() {
+			if !ok || !fn.Name.IsExported() || !takesString(fn.Type) {
 				continue
 			}
-			if takesString(fn.Type) {
-				deciders = append(deciders, fn.Name.Name)
+			name := fn.Name.Name
+			if fn.Recv != nil {
+				name = receiverType(fn) + "." + name
+				methods = append(methods, name)
+			} else {
+				deciders = append(deciders, name)
 			}
-			if fn.Name.Name == "IsEphemeral" {
-				isEphemeralBody = bodyOf(fn)
-			}
+			bodies[name] = bodyOf(fn)
 		}
 	}
 	slices.Sort(deciders)
+	slices.Sort(methods)
 	if diff := cmp.Diff([]string{"Classify", "IsEphemeral"}, deciders); diff != "" {
 		t.Errorf("exported functions of a command string (-want +got):\n%s", diff)
 	}
-	if want := "return mayBeGlance(cmd) && Classify(cmd).Glance"; isEphemeralBody != want {
-		t.Errorf("IsEphemeral's body is %q, want %q", isEphemeralBody, want)
+	if diff := cmp.Diff([]string{"Glances.Classify", "Glances.IsEphemeral", "Glances.MainThread"}, methods); diff != "" {
+		t.Errorf("exported methods of a command string (-want +got):\n%s", diff)
 	}
+	for name, want := range map[string]string{
+		"Classify":            "return builtin.Classify(cmd)",
+		"IsEphemeral":         "return builtin.IsEphemeral(cmd)",
+		"Glances.IsEphemeral": "return g.mayBeGlance(cmd) && g.Classify(cmd).Glance",
+		"Glances.MainThread":  "return g.mayBeGlance(cmd) && g.Classify(cmd).MainThread",
+	} {
+		if bodies[name] != want {
+			t.Errorf("%s's body is %q, want %q", name, bodies[name], want)
+		}
+	}
+}
+
+// receiverType is the name of a method's receiver type, without a star.
+func receiverType(fn *ast.FuncDecl) string {
+	e := fn.Recv.List[0].Type
+	if star, ok := e.(*ast.StarExpr); ok {
+		e = star.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 // TestOneTable: the package holds one table of commands (one variable of

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/internal/prunesession"
+	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 )
 
@@ -137,4 +138,73 @@ func expiredByPrune(t *testing.T, cases []ephemeral.TableCase) []bool {
 		expired[i] = got != "output "+id
 	}
 	return expired
+}
+
+// TestSidesAgreeWithExtras is TestSidesAgree with a user file that adds
+// glance entries and hands-on commands: the two sides read the same
+// configuration, delegate-guard lets a command through exactly when the
+// extended table says the main thread may run it, and prune-session
+// expires its result exactly when the table calls it a glance. A
+// hands-on command is let through and never expired.
+func TestSidesAgreeWithExtras(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	user := `{
+		"glances": [
+			{"command": "docker ps", "options": ["-a", "--format=X"], "operands": 0},
+			{"command": "kubectl get", "options": ["-o X"]},
+			{"command": "make -n"}
+		],
+		"delegate-guard": {"main-thread": [
+			{"command": "make test", "operands": 0},
+			{"command": "git commit", "options": ["-m X"], "operands": 0}
+		]}
+	}`
+	if err := os.MkdirAll(filepath.Join(xdg, "flower"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(xdg, "flower", "config.json"), []byte(user), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Load("/tmp/ws")
+	if cfg.Problems() != nil {
+		t.Fatal(cfg.Problems())
+	}
+	table, err := ephemeral.NewGlances(cfg.Extras())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := ephemeral.TableCases()
+	for _, cmd := range []string{
+		"docker ps", "docker ps -a --format '{{.ID}}' | head -3", "docker ps x", "docker ps > out", "docker rm x",
+		"kubectl get pods -o wide && git status -s", "kubectl delete pod x", "make -n all", "make all",
+		"make test", "make test 2>&1 | tail -5", "make test; rm -rf x", "git commit -m 'x'", "git commit --amend",
+		"cd /tmp && docker ps", "docker ps $(touch x)", "FOO=1 docker ps",
+	} {
+		cases = append(cases, ephemeral.TableCase{Cmd: cmd})
+	}
+	cases = slices.DeleteFunc(cases, func(tc ephemeral.TableCase) bool { return !utf8.ValidString(tc.Cmd) })
+	expired := expiredByPrune(t, cases)
+	handsOn, glances := 0, 0
+	for i, tc := range cases {
+		v := table.Classify(tc.Cmd)
+		let := letThrough(t, tc.Cmd)
+		if let != v.MainThread || expired[i] != v.Glance {
+			t.Errorf("%q: delegate-guard lets it through = %v, prune-session expires it = %v; the table says main thread %v, glance %v",
+				tc.Cmd, let, expired[i], v.MainThread, v.Glance)
+		}
+		if expired[i] && !let {
+			t.Errorf("%q: expired but not let through", tc.Cmd)
+		}
+		if v.MainThread && !v.Glance {
+			handsOn++
+		}
+		if v.Glance && !ephemeral.IsEphemeral(tc.Cmd) {
+			glances++
+		}
+	}
+	if handsOn < 4 || glances < 4 {
+		t.Errorf("%d hands-on lines and %d extra glances among the cases: the entries were not read", handsOn, glances)
+	}
 }

@@ -227,10 +227,14 @@ var refusedWhy = sync.OnceValue(func() map[string]string {
 // Entry describes one line of the glance table for people; glance-check
 // --list prints them. They are made from the very data Classify reads.
 type Entry struct {
-	Command string   // "ls", "git status"
-	Glance  bool     // false for the commands named as never a glance
-	About   string   // what it does, or why it is never a glance
-	Rules   []string // the argument rules, one per line
+	Command string // "ls", "git status"
+	Glance  bool   // false for the commands named as never a glance
+	// MainThread marks an extra entry for a hands-on command the main
+	// thread may run (Glance is false); Extra, any entry of a
+	// configuration (Glances.Table).
+	MainThread, Extra bool
+	About             string   // what it does, or why it is never a glance
+	Rules             []string // the argument rules, one per line
 }
 
 // Table returns the glance table (Glance true, in table order, git's

@@ -6,6 +6,11 @@ import "strings"
 type Verdict struct {
 	// Glance is true only when every segment is a glance.
 	Glance bool
+	// MainThread is true when every segment is a glance or a hands-on
+	// command an extra entry lets the main thread run (Glances): the main
+	// thread may run the line; its result expires only when Glance is true
+	// too. Without extra entries it is Glance.
+	MainThread bool
 	// Reason sums the verdict up in one line: the first segment that is not
 	// a glance and why, or why the whole line could not be vouched for.
 	Reason string
@@ -18,7 +23,10 @@ type Verdict struct {
 type Segment struct {
 	Command string // the segment's source text
 	Glance  bool
-	Reason  string
+	// MainThread is set for a hands-on command an extra entry lets the
+	// main thread run; Glance is then false.
+	MainThread bool
+	Reason     string
 }
 
 // IsEphemeral reports whether cmd is a glance. It is Classify(cmd).Glance, so
@@ -26,14 +34,14 @@ type Segment struct {
 // line whose first word already rules a glance out is answered without the
 // parser (mayBeGlance), which spill-guard's loop guard asks of every long
 // Bash output: the first parse of a run cost it about 0.3 ms.
-func IsEphemeral(cmd string) bool { return mayBeGlance(cmd) && Classify(cmd).Glance }
+func IsEphemeral(cmd string) bool { return builtin.IsEphemeral(cmd) }
 
 // mayBeGlance is false for a command line Classify never calls a glance,
-// told from its first word alone: a glance's first simple command is named
+// nor lets the main thread run, told from its first word alone: a glance's first simple command is named
 // by a plain word on the table, written first. Anything else at the start
 // (a quote, an expansion, a redirection, a negation, a comment, a pattern)
 // is left to the parser. FuzzClassify holds IsEphemeral to Classify.
-func mayBeGlance(cmd string) bool {
+func (g *Glances) mayBeGlance(cmd string) bool {
 	// Control characters are refused before parsing (unvouched), so only
 	// the blanks bash and the parser agree on end the word.
 	s := strings.TrimLeft(cmd, " \t\n")
@@ -58,5 +66,5 @@ func mayBeGlance(cmd string) bool {
 			return true
 		}
 	}
-	return false
+	return g.named(word) != nil
 }

@@ -1,0 +1,260 @@
+// Package flowerconfig is flower-config, the command that shows flower's
+// configuration and its decision log. It has three modes:
+//
+//	flower-config [DIR]        prints the configuration the hooks use in the
+//	                           project folder DIR (default $CLAUDE_PROJECT_DIR,
+//	                           else the current folder): the files read, each
+//	                           key's value and where it came from, and what
+//	                           the project file set that was not taken.
+//	flower-config --check FILE checks one configuration file.
+//	flower-config --log        prints the decision log of DIR's configuration
+//	                           (--session ID keeps one session's, --json
+//	                           prints the lines as they are).
+//
+// Exit codes: 0 done; 1 with one stderr line when a configuration file
+// cannot be used (path:line: reason) or the work could not be done. Never 2.
+package flowerconfig
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/decisionlog"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/hook"
+)
+
+const name = "flower-config"
+
+const usage = `Usage: flower-config [DIR]
+       flower-config --check FILE
+       flower-config --log [--session ID] [--json] [DIR]
+
+Prints the configuration flower's hooks use in the project folder DIR (default
+$CLAUDE_PROJECT_DIR, else the current folder): the user file
+($XDG_CONFIG_HOME/flower/config.json, else ~/.config/flower/config.json), the
+project file (DIR/.claude/flower.json), each key's value and where it came
+from, and the project file's settings left out because the project is not
+trusted. --check checks one file; --log prints the decision log.
+
+Exit codes: 0 done; 1 a configuration file cannot be used (path:line: reason
+on stderr), or another failure.`
+
+// Main runs flower-config and returns its exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
+	defer c.Recover(&code)
+	check := c.Flags.String("check", "", "check the configuration `file` and exit")
+	log := c.Flags.Bool("log", false, "print the decision log")
+	session := c.Flags.String("session", "", "with --log: only the decisions of the session whose id starts with `ID`")
+	asJSON := c.Flags.Bool("json", false, "with --log: print the log's lines as they are")
+	if code, done := c.Parse(args); done {
+		return code
+	}
+	switch {
+	case c.Flags.NArg() > 1:
+		return c.Fail(fmt.Errorf("%d arguments, want at most one folder (see --help)", c.Flags.NArg()))
+	case *check != "" && (c.Flags.NArg() > 0 || *log):
+		return c.Fail(errors.New("--check takes one file and nothing else (see --help)"))
+	case !*log && (*session != "" || *asJSON):
+		return c.Fail(errors.New("--session and --json go with --log (see --help)"))
+	case *check != "":
+		extras, err := config.Check(*check)
+		if err == nil {
+			_, err = ephemeral.NewGlances(extras)
+		}
+		if err != nil {
+			return c.Fail(err)
+		}
+		fmt.Fprintf(stdout, "%s: ok\n", *check)
+		return hook.ExitOK
+	}
+	dir := c.Flags.Arg(0)
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return c.Fail(err)
+		}
+		dir = config.ProjectDir(wd)
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return c.Fail(fmt.Errorf("%s is not a folder", dir))
+	}
+	cfg := config.Load(config.ProjectDir(dir))
+	if *log {
+		return printLog(c, cfg, *session, *asJSON)
+	}
+	_, entries := ephemeral.NewGlances(cfg.Extras())
+	if err := printConfig(stdout, cfg, entries); err != nil {
+		return c.Fail(err)
+	}
+	problems := cfg.Problems()
+	if entries != nil {
+		problems = append(problems, entries)
+	}
+	if len(problems) > 0 {
+		return c.Fail(problems[0])
+	}
+	return hook.ExitOK
+}
+
+// printConfig prints the files, the keys and what was left out.
+func printConfig(w io.Writer, cfg *config.Config, entries error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "project folder  %s\n", cfg.Dir)
+	fmt.Fprintf(&b, "user file       %s\n", fileState(cfg.User, false))
+	fmt.Fprintf(&b, "project file    %s\n\n", fileState(cfg.Project, true))
+	keyWidth := 0
+	for _, k := range config.Keys() {
+		keyWidth = max(keyWidth, len(k.Name))
+	}
+	for _, k := range config.Keys() {
+		v := cfg.Value(k.Name)
+		from := v.From
+		if v.Line > 0 {
+			from = fmt.Sprintf("%s, line %d", from, v.Line)
+		}
+		if len(v.Extras) == 0 {
+			value := v.String()
+			if value == "" || value == "0 entries" {
+				value = "-"
+			}
+			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, k.Name, value, from)
+			continue
+		}
+		for i, e := range v.Extras {
+			desc := e.Command
+			if len(e.Options) > 0 {
+				desc += " [" + strings.Join(e.Options, " ") + "]"
+			}
+			switch {
+			case e.Operands == 0:
+				desc += " (no operands)"
+			case e.Operands > 0:
+				desc += fmt.Sprintf(" (at most %d operands)", e.Operands)
+			}
+			label := k.Name
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, label, desc, e.Source)
+		}
+	}
+	if entries != nil {
+		b.WriteString("\nleft out of the glance table:\n")
+		for _, line := range strings.Split(entries.Error(), "\n") {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+	if len(cfg.Ignored) > 0 {
+		b.WriteString("\nleft out of the project file:\n")
+		for _, ig := range cfg.Ignored {
+			fmt.Fprintf(&b, "  line %d: %s: %s\n", ig.Line, ig.Key, ig.Why)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fileState says where a file is and what became of it.
+func fileState(f config.File, project bool) string {
+	switch {
+	case f.Path == "":
+		return "(none: no folder to look in)"
+	case f.Err != nil:
+		return f.Path + " (ignored: " + f.Err.Error() + ")"
+	case !f.Found:
+		return f.Path + " (not found)"
+	case project && f.Trusted:
+		return f.Path + " (read; trusted, in trusted-projects)"
+	case project:
+		return f.Path + " (read; not trusted)"
+	}
+	return f.Path + " (read)"
+}
+
+// printLog prints the decision log, oldest first.
+func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int {
+	path := cfg.Value("log.file").Path
+	if path == "" {
+		return c.Fail(errors.New("no log file: neither log.file, $XDG_STATE_HOME nor $HOME is set"))
+	}
+	var b strings.Builder
+	n := 0
+	bad, err := decisionlog.Read(path, func(e decisionlog.Entry) {
+		if session != "" && !strings.HasPrefix(e.Session, session) {
+			return
+		}
+		n++
+		if asJSON {
+			line, _ := json.Marshal(e)
+			b.Write(append(line, '\n'))
+			return
+		}
+		b.WriteString(entryLine(e))
+	})
+	if err != nil {
+		return c.Fail(err)
+	}
+	if _, err := io.WriteString(c.Stdout, b.String()); err != nil {
+		return c.Fail(err)
+	}
+	switch {
+	case bad > 0:
+		fmt.Fprintf(c.Stderr, "%s: warning: %s: %d line(s) that are not decisions skipped\n", name, path, bad)
+	case n == 0 && !cfg.Value("log.enabled").Bool:
+		fmt.Fprintf(c.Stderr, "%s: the decision log is off (log.enabled in the user file turns it on); %s holds no decision\n", name, path)
+	}
+	return hook.ExitOK
+}
+
+// entryLine is one decision on one line: when, which session and hook,
+// what it decided and why, and the sizes.
+func entryLine(e decisionlog.Entry) string {
+	when := strings.Replace(strings.TrimSuffix(e.Time, "Z"), "T", " ", 1)
+	what := e.Event
+	if e.Tool != "" {
+		what += " " + e.Tool
+	}
+	thread := "main"
+	if e.Agent != "" {
+		thread = "agent " + short(e.Agent)
+	}
+	line := fmt.Sprintf("%s  %s  %-14s  %-24s  %-10s  %-6s  %s", when, short(e.Session), e.Hook, what, thread, e.Verdict, e.Reason)
+	if e.Input != "" {
+		line += fmt.Sprintf("  input %q", e.Input)
+	}
+	return line + sizesText(e.Sizes) + "\n"
+}
+
+// short is the first 8 characters of an id.
+func short(id string) string {
+	if id == "" {
+		return "-"
+	}
+	return id[:min(8, len(id))]
+}
+
+// sizesText says the sizes that are set.
+func sizesText(s decisionlog.Sizes) string {
+	var parts []string
+	add := func(n int64, unit string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, unit))
+		}
+	}
+	add(int64(s.Payload), "B payload")
+	add(int64(s.Input), "B command")
+	add(int64(s.Result), "B result")
+	add(s.Spilled, "chars spilled")
+	add(int64(s.Files), "spill files")
+	add(int64(s.Shown), "chars shown")
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,490 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flowerhooks/flower/pkg/decisionlog"
+	"github.com/flowerhooks/flower/pkg/extra"
+	"github.com/flowerhooks/flower/pkg/hook"
+)
+
+// Config is the effective configuration for one project folder: the
+// defaults, then the user file, then the project file within the trust
+// rule.
+type Config struct {
+	Dir     string // the project folder; "" when none is known
+	User    File
+	Project File
+	// Ignored are the project file's settings the trust rule left out.
+	Ignored []Ignored
+	values  map[string]*Value
+}
+
+// File is one configuration file as Load found it.
+type File struct {
+	Path  string // "" when there is no such file to look for
+	Found bool   // it exists
+	// Err says why it cannot be used: it is then ignored whole, as if it
+	// were not there, and the other file still counts.
+	Err error
+	// Trusted is set for a project file whose folder the user file names in
+	// trusted-projects: it is then taken like the user file.
+	Trusted bool
+}
+
+// Value is a key's effective value and where it came from.
+type Value struct {
+	Key *Key
+	// From is "default", "user file", "project file", or "user file,
+	// project file" for a list both add to.
+	From   string
+	Line   int // in the last file that set it
+	Bool   bool
+	Int    int
+	Path   string // absolute, symlinks not resolved
+	List   []string
+	Extras []extra.Entry
+}
+
+// Ignored is a setting of the project file the trust rule left out.
+type Ignored struct {
+	Key  string
+	Line int
+	Why  string
+}
+
+// Sources, as Value.From says them.
+const (
+	fromDefault = "default"
+	fromUser    = "user file"
+	fromProject = "project file"
+)
+
+// ProjectDir is the project folder of a hook call: $CLAUDE_PROJECT_DIR
+// (where the session started; it does not follow cd), else the payload's
+// cwd. The result is absolute, or "" when neither is known.
+func ProjectDir(cwd string) string {
+	dir := os.Getenv("CLAUDE_PROJECT_DIR")
+	if dir == "" {
+		dir = cwd
+	}
+	if dir == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+// Load reads the user file and the project file of the project folder dir
+// ("" for none) and merges them. It never fails: a file that cannot be used
+// is ignored whole and says why in its File.Err.
+func Load(dir string) *Config {
+	c := &Config{Dir: dir, User: File{Path: UserFile()}}
+	user := c.User.load(readUser, "user file")
+	var project layer
+	if dir != "" {
+		c.Project.Path = filepath.Join(dir, ProjectFile)
+		project = c.Project.load(func(string) ([]byte, error) { return readProject(dir) }, "project file")
+		c.Project.Trusted = project != nil && trusts(user["trusted-projects"], dir)
+	}
+	if c.merge(user, project) == nil {
+		return c
+	}
+	// The values do not hold together: the file at fault goes, the user
+	// file alone first, then the project file over what is left.
+	if err := c.merge(user, nil); user != nil && err != nil {
+		c.User.Err = &FileError{Path: c.User.Path, Msg: err.Error()}
+		user = nil
+	}
+	if err := c.merge(user, project); project != nil && err != nil {
+		c.Project.Err = &FileError{Path: c.Project.Path, Msg: err.Error()}
+		project = nil
+	}
+	c.merge(user, project)
+	return c
+}
+
+// load reads and parses the file f names; nil when it is missing or bad.
+func (f *File) load(read func(string) ([]byte, error), source string) layer {
+	if f.Path == "" {
+		return nil
+	}
+	data, err := read(f.Path)
+	if err != nil {
+		f.Found, f.Err = true, &FileError{Path: f.Path, Msg: "cannot be read: " + err.Error()}
+		return nil
+	}
+	if data == nil {
+		return nil
+	}
+	f.Found = true
+	l, err := parse(data, f.Path, source)
+	if err != nil {
+		f.Err = err
+		return nil
+	}
+	return l
+}
+
+// trusts reports whether the user file's trusted-projects names dir, as
+// written or once symlinks are resolved on both sides.
+func trusts(s *setting, dir string) bool {
+	if s == nil {
+		return false
+	}
+	paths := make([]string, len(s.list))
+	for i, p := range s.list {
+		if paths[i] = filepath.Clean(expandHome(p)); paths[i] == dir {
+			return true
+		}
+	}
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, p := range paths {
+		if r, err := filepath.EvalSymlinks(p); err == nil && r == resolved {
+			return true
+		}
+	}
+	return false
+}
+
+// expandHome expands a leading ~ or ~/ to $HOME.
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home := homeDir(); home != "" {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// merge computes the values from the defaults, user and project; an error
+// when the result does not hold together (a head not below the threshold).
+func (c *Config) merge(user, project layer) error {
+	c.values = map[string]*Value{}
+	c.Ignored = nil
+	for _, k := range keys {
+		v := defaultValue(k)
+		if s := user[k.Name]; s != nil {
+			v.set(s, fromUser, c.Dir, false)
+		}
+		if s := project[k.Name]; s != nil {
+			c.fromProject(v, s)
+		}
+		c.values[k.Name] = v
+	}
+	slices.SortStableFunc(c.Ignored, func(a, b Ignored) int { return a.Line - b.Line })
+	head, threshold := c.values["spill-guard.head"], c.values["spill-guard.threshold"]
+	if head.From == fromDefault && head.Int >= threshold.Int {
+		// A threshold set alone below the default head: the head
+		// shrinks with it, to the design's tenth.
+		head.Int, head.From = threshold.Int/10, "default (a tenth of spill-guard.threshold)"
+	}
+	if head.Int >= threshold.Int {
+		return fmt.Errorf("spill-guard.head %d is not below spill-guard.threshold %d (%s, %s)", head.Int, threshold.Int, head.From, threshold.From)
+	}
+	return nil
+}
+
+// defaultValue is k's value when no file sets it.
+func defaultValue(k *Key) *Value {
+	v := &Value{Key: k, From: fromDefault}
+	switch k.kind {
+	case boolKind:
+		v.Bool = k.Default == "true"
+	case intKind:
+		v.Int, _ = strconv.Atoi(k.Default)
+	case listKind:
+		if k.Default != "" {
+			v.List = strings.Split(k.Default, ",")
+		}
+	}
+	if k.Name == "log.file" {
+		v.Path = defaultLogFile()
+	}
+	return v
+}
+
+// defaultLogFile is $XDG_STATE_HOME/flower/decisions.jsonl, else
+// ~/.local/state/flower/decisions.jsonl: state that outlives a session
+// and is no configuration.
+func defaultLogFile() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home := homeDir()
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "flower", "decisions.jsonl")
+}
+
+// set takes s, from a file, as v's value. Lists of entries add up; every
+// other value replaces the one before.
+func (v *Value) set(s *setting, from, dir string, add bool) {
+	switch v.Key.kind {
+	case boolKind:
+		v.Bool = s.b
+	case intKind:
+		v.Int = s.n
+	case pathKind:
+		v.Path = expandHome(s.s)
+		if !filepath.IsAbs(v.Path) {
+			v.Path = filepath.Join(dir, v.Path)
+		}
+		v.Path = filepath.Clean(v.Path)
+	case listKind:
+		v.List = s.list
+	case entriesKind:
+		add = true
+		v.Extras = append(slices.Clone(v.Extras), s.extras...)
+	}
+	if add && v.From != from && (v.From != fromDefault || v.Key.kind == listKind) {
+		from = v.From + ", " + from
+	}
+	v.From, v.Line = from, s.line
+}
+
+// fromProject applies the project file's s to v under the trust rule.
+func (c *Config) fromProject(v *Value, s *setting) {
+	k := v.Key
+	ignore := func(why string) { c.Ignored = append(c.Ignored, Ignored{Key: k.Name, Line: s.line, Why: why}) }
+	switch {
+	case k.Rule == UserOnly:
+		ignore("only the user file sets it")
+	case c.Project.Trusted, k.Rule == Free:
+		v.set(s, fromProject, c.Dir, false)
+	case k.Rule == OnlyOff:
+		if !s.b || v.Bool {
+			v.set(s, fromProject, c.Dir, false)
+		} else {
+			ignore("a project file may turn it off, not on where the " + v.From + " turned it off" + untrusted)
+		}
+	case k.Rule == AddOnly:
+		var dropped []string
+		for _, name := range v.List {
+			if !slices.Contains(s.list, name) {
+				dropped = append(dropped, name)
+			}
+		}
+		merged := &setting{line: s.line, list: slices.Clone(v.List)}
+		for _, name := range s.list {
+			if !slices.Contains(merged.list, name) {
+				merged.list = append(merged.list, name)
+			}
+		}
+		if len(merged.list) > len(v.List) {
+			v.set(merged, fromProject, c.Dir, true)
+		}
+		if dropped != nil {
+			ignore("leaves out " + strings.Join(dropped, ", ") + ": a project file may add to the list, not take from it" + untrusted)
+		}
+	case k.Rule == Inside:
+		path, err := inside(c.Dir, s.s)
+		if err != nil {
+			ignore(err.Error() + untrusted)
+			return
+		}
+		v.set(&setting{line: s.line, s: path}, fromProject, c.Dir, false)
+	default:
+		ignore(widens[k.Name] + untrusted)
+	}
+}
+
+// untrusted ends the reason of an ignored project setting.
+const untrusted = "; this project is not trusted (add its folder to trusted-projects in the user file)"
+
+// widens says what a TrustedOnly key would do from an untrusted project.
+var widens = map[string]string{
+	"glances":                    "widens the glance table",
+	"delegate-guard.main-thread": "lets the main thread run more",
+	"log.enabled":                "the decision log is the user's",
+	"log.file":                   "the decision log is the user's",
+	"log.max-bytes":              "the decision log is the user's",
+}
+
+// inside returns p, a path from a project file, made absolute against the
+// project folder dir, or why it may not be taken: it leads outside dir, or
+// through a symlink or a file on the way (a repository can commit a link
+// that leads anywhere: the workbench's files would follow it).
+func inside(dir, p string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no project folder is known")
+	}
+	abs := filepath.Clean(p)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, abs)
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%s leads outside the project", p)
+	}
+	at := dir
+	for _, part := range strings.Split(rel, "/") {
+		if part == "." {
+			break
+		}
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		if errors.Is(err, fs.ErrNotExist) {
+			break // made as a folder when it is first used
+		}
+		switch {
+		case err != nil:
+			return "", err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return "", fmt.Errorf("%s leads through the symlink %s", p, at)
+		case !fi.IsDir():
+			return "", fmt.Errorf("%s leads through %s, which is not a folder", p, at)
+		}
+	}
+	return abs, nil
+}
+
+// Value returns the effective value of the key called name; nil for no
+// such key.
+func (c *Config) Value(name string) *Value { return c.values[name] }
+
+// Enabled reports whether the layer of command is on: its "enabled" key,
+// true for a command without one.
+func (c *Config) Enabled(command string) bool {
+	v := c.values[command+".enabled"]
+	return v == nil || v.Bool
+}
+
+// Extras are the entries the configuration adds to the glance table: the
+// glances, then the hands-on commands. ephemeral.NewGlances makes the table
+// of them, leaving out any it may not make (and saying which).
+func (c *Config) Extras() []extra.Entry {
+	return append(slices.Clone(c.values["glances"].Extras), c.values["delegate-guard.main-thread"].Extras...)
+}
+
+// Problems are the errors of the files that cannot be used.
+func (c *Config) Problems() []error {
+	var errs []error
+	for _, f := range []File{c.User, c.Project} {
+		if f.Err != nil {
+			errs = append(errs, f.Err)
+		}
+	}
+	return errs
+}
+
+// Fill sets each flag of fs, the flags of command, that the command line
+// did not give and that a file sets: flags given win, then
+// FLOWER_WORKBENCH for the workbench, then the files.
+func (c *Config) Fill(command string, fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, k := range keys {
+		v := c.values[k.Name]
+		if v.From == fromDefault {
+			continue
+		}
+		for _, spec := range k.Flags {
+			cmd, name, _ := strings.Cut(spec, " --")
+			switch {
+			case cmd != command, given[name], fs.Lookup(name) == nil:
+				continue
+			case k.Name == "workbench" && os.Getenv("FLOWER_WORKBENCH") != "":
+				continue
+			}
+			if err := fs.Set(name, v.flagValue()); err != nil {
+				return fmt.Errorf("%s from the %s: %v", k.Name, v.From, err)
+			}
+		}
+	}
+	return nil
+}
+
+// flagValue is v as its flag takes it.
+func (v *Value) flagValue() string {
+	switch v.Key.kind {
+	case boolKind:
+		return strconv.FormatBool(v.Bool != v.Key.invert)
+	case intKind:
+		return strconv.Itoa(v.Int)
+	case listKind:
+		return strings.Join(v.List, ",")
+	}
+	return v.Path
+}
+
+// String is v as flower-config prints it.
+func (v *Value) String() string {
+	switch v.Key.kind {
+	case boolKind:
+		return strconv.FormatBool(v.Bool)
+	case intKind:
+		return strconv.Itoa(v.Int)
+	case listKind:
+		return strings.Join(v.List, ",")
+	case entriesKind:
+		return strconv.Itoa(len(v.Extras)) + " entries"
+	}
+	return v.Path
+}
+
+// ForHook is the configuration of a hook call, from one line in the
+// hook's Main: ForCommand for the project folder of the payload.
+func ForHook(cli *hook.CLI, p *hook.Payload) *Config { return ForCommand(cli, ProjectDir(p.Cwd())) }
+
+// ForCommand loads the configuration of the project folder dir for the
+// command cli runs, fills the flags its command line did not give, and
+// says in one stderr line which file could not be used. A bad file never
+// stops a command: it runs with the defaults in that file's place, and
+// does its work.
+func ForCommand(cli *hook.CLI, dir string) *Config {
+	c := Load(dir)
+	problems := c.Problems()
+	if err := c.Fill(cli.Name, cli.Flags); err != nil {
+		problems = append(problems, err)
+	}
+	Warn(cli, problems...)
+	return c
+}
+
+// Warn says in one stderr line what of the configuration a command could
+// not use, if anything: a file it ignored (*FileError), an entry the glance
+// table left out (the error of ephemeral.NewGlances).
+func Warn(cli *hook.CLI, errs ...error) {
+	var msgs []string
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var fe *FileError
+		if errors.As(err, &fe) {
+			msgs = append(msgs, err.Error()+" (the file is ignored: the defaults stand in)")
+			continue
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			msgs = append(msgs, line+" (the entry is left out)")
+		}
+	}
+	if len(msgs) > 0 {
+		fmt.Fprintf(cli.Stderr, "%s: warning: configuration: %s (see flower-config)\n", cli.Name, strings.Join(msgs, "; "))
+	}
+}
+
+// Log is where the decision log goes; the zero Settings when it is off.
+func (c *Config) Log() decisionlog.Settings {
+	if !c.values["log.enabled"].Bool {
+		return decisionlog.Settings{}
+	}
+	return decisionlog.Settings{File: c.values["log.file"].Path, MaxBytes: int64(c.values["log.max-bytes"].Int), Project: c.Dir}
+}
