@@ -297,7 +297,7 @@ func TestContextAuditSynthetic(t *testing.T) {
 		"hands_on_ratio": 7.0, // 7 subagent hands-on calls to the main thread's one cat
 		// b3 denied by a hook, n1 by a settings rule, both in the
 		// subagent: their calls and results cost it.
-		"denials": map[string]any{"hook": 1.0, "rule": 1.0, "chars": runes(execIn, "denied", nbIn, "no"), "main_chars": 0.0},
+		"denials":     map[string]any{"hook": 1.0, "rule": 1.0, "chars": runes(execIn, "denied", nbIn, "no"), "main_chars": 0.0},
 		"forked_from": nil,
 		// cat .flower/scripts/a.sh is a glance.
 		"glances_main": 1.0,

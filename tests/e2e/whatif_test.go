@@ -266,7 +266,9 @@ func featureWhatIf() wiSession {
 		return []func(*Scenario) ToolUse{
 			func(s *Scenario) ToolUse { return Write("f-write", s.Path("src/feature.sh"), featureV1) },
 			func(*Scenario) ToolUse { return Bash("f-test1", tests) },
-			func(s *Scenario) ToolUse { return Edit("f-edit", s.Path("src/feature.sh"), `echo "hi $1"`, `echo "hello, $1"`) },
+			func(s *Scenario) ToolUse {
+				return Edit("f-edit", s.Path("src/feature.sh"), `echo "hi $1"`, `echo "hello, $1"`)
+			},
 			func(*Scenario) ToolUse { return Bash("f-test2", tests) },
 		}
 	}
