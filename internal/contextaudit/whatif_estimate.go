@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -14,8 +15,9 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// point is a turn's context, in tokens.
-type point struct{ turn, context int64 }
+// point is a turn's context, in tokens; seg counts the compactions before
+// it.
+type point struct{ turn, context, seg int64 }
 
 // estGlance and estDenial are what layer four acts on in the estimated
 // session, with the estimated turn they are in.
@@ -74,9 +76,10 @@ func (w *whatIf) finish() *WhatIf {
 		out.LayerTwo.Chars += blockChars
 	}
 	block()
+	var seg int64
 	at := func(list *[]point, turn, context int64) {
 		if context > 0 {
-			*list = append(*list, point{turn, max(context, 1)})
+			*list = append(*list, point{turn, max(context, 1), seg})
 		}
 	}
 	runs := func(t wiTurn) bool { return t.handsOn > t.denied }
@@ -88,6 +91,7 @@ func (w *whatIf) finish() *WhatIf {
 			// block comes again.
 			delta = 0
 			block()
+			seg++
 		}
 		at(&obs, int64(i+1), t.context)
 		if !runs(t) {
@@ -149,33 +153,57 @@ func (w *whatIf) finish() *WhatIf {
 	four.Dropped, four.Replaced = w.apiErrors, w.interrupted
 	four.Chars += w.apiErrorChars + w.interruptedSavings
 
-	out.Observed = side(r.Main.Chars, int64(len(w.turns)), obs, a.CompactThreshold)
-	out.Estimated = side(max(chars, 0), turns, est, a.CompactThreshold)
+	out.Observed = side(r.Main.Chars, int64(len(w.turns)), obs, a.CompactThreshold, true)
+	out.Estimated = side(max(chars, 0), turns, est, a.CompactThreshold, false)
 	return out
 }
 
-// side is the figures of one way from its turns' contexts.
-func side(chars, turns int64, pts []point, threshold int64) WhatIfSide {
+// side is the figures of one way from its turns' contexts. The growth per
+// turn is that since the last compaction: the current rate. The turn of
+// the first compaction is the first that reached the threshold; else, on
+// the recorded side, the last before a compaction the session had; else
+// the turn the growth before the first compaction leads to.
+func side(chars, turns int64, pts []point, threshold int64, recorded bool) WhatIfSide {
 	s := WhatIfSide{Chars: chars, Turns: turns}
 	if len(pts) == 0 {
 		return s
 	}
-	first, last := pts[0], pts[len(pts)-1]
+	last := pts[len(pts)-1]
 	s.ContextLast = &last.context
-	if len(pts) > 1 {
-		s.GrowthPerTurn = ratio(last.context-first.context, int64(len(pts)-1))
-	}
+	s.GrowthPerTurn = growthOf(pts[slices.IndexFunc(pts, func(p point) bool { return p.seg == last.seg }):])
 	for _, p := range pts {
 		if p.context >= threshold {
 			s.CompactTurn, s.Reached = &p.turn, true
 			return s
 		}
 	}
-	if left := turnsTo(last.context, threshold, s.GrowthPerTurn); left != nil {
-		turn := turns + *left
+	n := 1
+	for n < len(pts) && pts[n].seg == pts[0].seg {
+		n++
+	}
+	firstSeg := pts[:n]
+	end := firstSeg[len(firstSeg)-1]
+	if recorded && len(firstSeg) < len(pts) {
+		s.CompactTurn, s.Reached = &end.turn, true
+		return s
+	}
+	upto := turns
+	if len(firstSeg) < len(pts) {
+		upto = end.turn
+	}
+	if left := turnsTo(end.context, threshold, growthOf(firstSeg)); left != nil {
+		turn := upto + *left
 		s.CompactTurn = &turn
 	}
 	return s
+}
+
+// growthOf is the growth per turn over pts, nil for fewer than two.
+func growthOf(pts []point) *float64 {
+	if len(pts) < 2 {
+		return nil
+	}
+	return ratio(pts[len(pts)-1].context-pts[0].context, int64(len(pts)-1))
 }
 
 // jsonString is s as a JSON string.
