@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
@@ -118,7 +119,7 @@ func removeStale(project string, now time.Time) {
 }
 
 // removeListed removes the spill files a fork's list names, and the
-// temporary files of spill files in their folders. The list is read as
+// temporary files no running writer owns in their folders (spill.RemoveStale). The list is read as
 // data: only regular files named as --trim names them are removed.
 func removeListed(list string, now time.Time) {
 	f, err := os.Open(list)
@@ -142,14 +143,7 @@ func removeListed(list string, now time.Time) {
 		}
 	}
 	for dir := range dirs {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if name := e.Name(); strings.HasPrefix(name, ".") && spillName.MatchString(name) && e.Type().IsRegular() {
-				if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleAfter {
-					os.Remove(filepath.Join(dir, name))
-				}
-			}
-		}
+		spill.RemoveStale(dir)
 	}
 }
 

@@ -3,6 +3,7 @@ package prunesession
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +52,7 @@ func startTrim(t *testing.T, src, spillDir string) (*exec.Cmd, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-		if files, _ := os.ReadDir(spillDir); len(files) >= 20 {
+		if files := spilled(spillDir); len(files) >= 20 {
 			return cmd, &stderr
 		}
 		if time.Now().After(deadline) {
@@ -76,8 +77,8 @@ func TestSignalLeavesNothing(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "interrupted") {
 				t.Fatalf("exit %d, stderr %q; want 1 and one line saying it was interrupted", code, stderr.String())
 			}
-			if left, _ := os.ReadDir(spillDir); len(left) != 0 {
-				t.Errorf("%d spill files left, want none", len(left))
+			if left := spilled(spillDir); len(left) != 0 {
+				t.Errorf("spill files left, want none: %v", left)
 			}
 			if left, _ := os.ReadDir(project); len(left) != 1 {
 				t.Errorf("the project folder holds %v, want only the original", names(left))
@@ -97,9 +98,9 @@ func TestKilledRunCleanedByNextRun(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	killed, _ := os.ReadDir(project)
-	spilled, _ := os.ReadDir(spillDir)
-	if len(killed) < 3 || len(spilled) == 0 {
-		t.Fatalf("the kill left %v and %d spill files: nothing to clean", names(killed), len(spilled))
+	before := spilled(spillDir)
+	if len(killed) < 3 || len(before) == 0 {
+		t.Fatalf("the kill left %v and %d spill files: nothing to clean", names(killed), len(before))
 	}
 
 	// Younger than staleAfter: kept.
@@ -119,8 +120,8 @@ func TestKilledRunCleanedByNextRun(t *testing.T) {
 	if left, _ := os.ReadDir(project); len(left) != len(killed) {
 		t.Fatalf("a run removed young leftovers: %v, was %v", names(left), names(killed))
 	}
-	if left, _ := os.ReadDir(spillDir); len(left) != len(spilled) {
-		t.Fatalf("a run removed young spill files: %d, was %d", len(left), len(spilled))
+	if left := spilled(spillDir); len(left) != len(before) {
+		t.Fatalf("a run removed young spill files: %d, was %d", len(left), len(before))
 	}
 
 	// Older: removed, every one.
@@ -137,8 +138,8 @@ func TestKilledRunCleanedByNextRun(t *testing.T) {
 	if left, _ := os.ReadDir(project); len(left) != 1 {
 		t.Errorf("the project folder holds %v, want only the original", names(left))
 	}
-	if left, _ := os.ReadDir(spillDir); len(left) != 0 {
-		t.Errorf("%d spill files of the killed run left, want none", len(left))
+	if left := spilled(spillDir); len(left) != 0 {
+		t.Errorf("spill files of the killed run left, want none: %v", left)
 	}
 }
 
@@ -160,16 +161,16 @@ func TestRemoveStale(t *testing.T) {
 		"project/" + gone + "/" + transcript.ForkMarker: "{}",
 		"project/" + gone + "/" + spillList: spillDir + "/\n" + spillDir + "/prune-toolu_1.txt\n" +
 			other + "/notes.txt\n" + spillDir + "/notes.txt\n",
-		"project/" + whole + ".jsonl":                    "{}",
-		"project/" + whole + "/" + transcript.ForkMarker: "{}",
-		"project/" + whole + "/" + spillList:             spillDir + "/prune-toolu_3.txt\n",
-		"project/" + plain + "/subagents/agent-a.jsonl":  "{}",
-		"project/" + young + "/" + transcript.ForkMarker: "{}",
-		"ws/.flower/spill/prune-toolu_1.txt":             "body",
-		"ws/.flower/spill/.prune-toolu_9.txt.tmp-77":     "partial",
-		"ws/.flower/spill/prune-toolu_3.txt":             "body",
-		"ws/.flower/spill/notes.txt":                     "mine",
-		"other/notes.txt":                                "not a spill file",
+		"project/" + whole + ".jsonl":                       "{}",
+		"project/" + whole + "/" + transcript.ForkMarker:    "{}",
+		"project/" + whole + "/" + spillList:                spillDir + "/prune-toolu_3.txt\n",
+		"project/" + plain + "/subagents/agent-a.jsonl":     "{}",
+		"project/" + young + "/" + transcript.ForkMarker:    "{}",
+		"ws/.flower/spill/prune-toolu_1.txt":                "body",
+		"ws/.flower/spill/.tmp/.prune-toolu_9.txt.tmp-77-1": "partial",
+		"ws/.flower/spill/prune-toolu_3.txt":                "body",
+		"ws/.flower/spill/notes.txt":                        "mine",
+		"other/notes.txt":                                   "not a spill file",
 	}
 	for rel, body := range files {
 		p := filepath.Join(root, rel)
@@ -210,6 +211,20 @@ func TestRemoveStale(t *testing.T) {
 	if strings.Join(left, "\n") != strings.Join(want, "\n") {
 		t.Errorf("left:\n%s\nwant:\n%s", strings.Join(left, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// spilled lists the files under the spill folder dir, its temporary
+// folder's included (pkg/spill writes there first), by path from dir.
+func spilled(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
 }
 
 func names(entries []os.DirEntry) []string {
