@@ -19,8 +19,10 @@ const usage = `Usage: context-audit [flags] SESSION...
 Measures the context economics of Claude Code sessions: how the turns,
 characters and hands-on tool calls split between the main thread and its
 subagents, denials, glances, spills, workbench scripts, briefs, the main
-thread's context growth and the prompt cache. SESSION is a transcript path
-(.jsonl) or a session id under $CLAUDE_CONFIG_DIR (default ~/.claude)
+thread's context growth against the model's window and the prompt cache;
+with --what-if, what the main thread would have held with flower's layers.
+SESSION is a transcript path (.jsonl) or a session id under
+$CLAUDE_CONFIG_DIR (default ~/.claude)
 /projects/*/; --project DIR takes every session of the project whose
 working directory (or folder under projects/) is DIR.`
 
