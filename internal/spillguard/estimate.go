@@ -3,7 +3,6 @@ package spillguard
 import (
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -51,11 +50,12 @@ func Estimate(tool, toolUseID, resp, root string, threshold, head int) ([]Estima
 			continue
 		}
 		text := gjson.Parse(f.raw).Str
+		runes := []rune(text)
 		file := spill.File{
 			Path:  filepath.Join(spill.Dir(root), hint(tool, toolUseID, f.keys)+".txt"),
-			Chars: int64(utf8.RuneCountInString(text)),
+			Chars: int64(len(runes)),
 			Lines: int64(strings.Count(text, "\n")),
-			Head:  firstChars(text, head),
+			Head:  string(runes[:min(head, len(runes))]),
 		}
 		if !strings.HasSuffix(text, "\n") {
 			file.Lines++
@@ -63,15 +63,4 @@ func Estimate(tool, toolUseID, resp, root string, threshold, head int) ([]Estima
 		out = append(out, Estimated{Chars: file.Chars, Text: file.Text()})
 	}
 	return out, nil
-}
-
-// firstChars is the first n characters of s.
-func firstChars(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
