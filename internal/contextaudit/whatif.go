@@ -29,8 +29,9 @@ import (
 //     model receives it) and one delegation (an Agent call and its
 //     hand-back). A prompt of the user or a compaction ends a run. Calls a
 //     hook or rule denied in the session did nothing and start no run.
-//   - layer two: index-guard's block at the start of the session and after
-//     each compaction (for an empty workbench: what it held then is unknown).
+//   - layer two: index-guard's block for an empty workbench (what it would
+//     have listed is unknown) at the start of the session and after each
+//     compaction, unless the session shows the block already.
 //   - layer three: every result of a tool spill-guard is wired for whose
 //     fields spill-guard would spill (spillguard.Estimate) shows the
 //     pointers and heads instead.

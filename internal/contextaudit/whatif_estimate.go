@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -45,7 +44,7 @@ func (w *whatIf) finish() *WhatIf {
 	tokens := func(chars int64) int64 { return int64(math.Round(float64(chars) / w.o.CharsPerToken)) }
 
 	root := w.root()
-	artifacts := delegateguard.Shorter(w.cwd, filepath.Join(root, workbench.ArtifactsDir))
+	artifacts := delegateguard.Artifacts(w.cwd, root)
 	var blockChars int64
 	if block, _, err := workbench.Block(root, &workbench.Index{}, workbench.Coordinator); err == nil {
 		blockChars = int64(workbench.BlockLen(SessionStartPrefix + block))

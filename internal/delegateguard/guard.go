@@ -73,7 +73,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	artifacts := filepath.Join(hook.WorkbenchDirName, "artifacts")
 	if root, err := hook.WorkbenchRoot(*wb, p.Cwd()); err == nil {
-		artifacts = Shorter(p.Cwd(), filepath.Join(root, "artifacts"))
+		artifacts = Artifacts(p.Cwd(), root)
 	}
 	if _, err := hook.Decision("deny", Reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
 		return c.Fail(err)
@@ -101,15 +101,17 @@ func Reason(tool, artifacts string, glance bool) string {
 	return r
 }
 
-// Shorter is path relative to cwd when it lies under cwd (".flower/artifacts"
-// for the default workbench: the subagent starts in the same folder), else
-// path as it is. Every character of the denial stays in the main context.
-func Shorter(cwd, path string) string {
+// Artifacts is the artifacts folder of the workbench at root as the reason
+// names it: relative to cwd when it lies under cwd (".flower/artifacts" for
+// the default workbench; the subagent starts in the same folder), else
+// absolute. Every character of the denial stays in the main context.
+func Artifacts(cwd, root string) string {
+	path := filepath.Join(root, "artifacts")
 	if !filepath.IsAbs(cwd) {
 		return path
 	}
 	rel, err := filepath.Rel(cwd, path)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return path
 	}
 	return rel
