@@ -145,7 +145,11 @@ func TestContextAuditRecorded(t *testing.T) {
 		"hands_on_ratio": 1.6667, // 5 / 3
 		// rm-main: toolDenialKind permission-rule, source hook
 		// (delegate-guard); rm-sub: source config (the Bash(rm:*) rule).
-		"denials": map[string]any{"hook": 1.0, "rule": 1.0},
+		// Each costs its call and its result.
+		"denials": map[string]any{"hook": 1.0, "rule": 1.0,
+			"chars": runes(`{"command":"rm -f notes.txt","description":"e2e: rm-main"}`, hookDenial,
+				`{"command":"rm -f notes.txt","description":"e2e: rm-sub"}`, "Permission to use Bash with command rm -f notes.txt has been denied."),
+			"main_chars": runes(`{"command":"rm -f notes.txt","description":"e2e: rm-main"}`, hookDenial)},
 		// A session of its own, not a fork.
 		"forked_from": nil,
 		// git status -s and ls .flower/scripts are glances; rm is not.
@@ -155,10 +159,17 @@ func TestContextAuditRecorded(t *testing.T) {
 		// count.sh written by the Write and the Edit; run by run1 (sh
 		// count.sh) and run2 (sh count.sh | tail -n 1). The Read names it
 		// but is no Bash run.
-		"scripts": map[string]any{"written": 1.0, "writes": 2.0, "runs": 2.0, "run_more_than_once": 1.0, "written_not_run": 0.0},
-		"briefs":  map[string]any{"count": 1.0, "chars": runes(brief)},
+		// No other script names count.sh.
+		"scripts": map[string]any{"written": 1.0, "writes": 2.0, "runs": 2.0, "run_more_than_once": 1.0, "written_not_run": 0.0,
+			"reused_by_scripts": 0.0, "most_reused": nil},
+		// "Reply with the last number only." has one word of four
+		// (reply, as in the worker block's "and reply with") restated.
+		"briefs": map[string]any{"count": 1.0, "chars": runes(brief), "restating": 0.0, "restating_chars": 0.0},
 		// First and last main turn; (3196 - 2803) / (5 - 1) = 98.25.
 		"context": map[string]any{"first": 2803.0, "last": 3196.0, "growth_per_turn": 98.25},
+		// 3196 / 200,000 = 1.6%; (167,000 - 3196) / 98.25 = 1667.2: 1668
+		// more turns, the 5th + 1668 = turn 1673.
+		"window": map[string]any{"size": 200000.0, "share": 0.016, "compact_threshold": 167000.0, "turns_left": 1668.0, "compact_turn": 1673.0},
 		// No cache from the fake: every input token is uncached, hit rate 0.
 		"cache":     map[string]any{"read": 0.0, "creation": 0.0, "input": sum, "hit_rate": 0.0},
 		"bad_lines": 0.0,
@@ -284,8 +295,9 @@ func TestContextAuditSynthetic(t *testing.T) {
 					runes(brief2, writeIn, "ok", cdRunIn, redirIn, "hi", "", execIn, "denied", multiIn, nbIn, "ok", "no", bothIn, spilled, "done"))),
 		},
 		"hands_on_ratio": 7.0, // 7 subagent hands-on calls to the main thread's one cat
-		// b3 denied by a hook, n1 by a settings rule.
-		"denials":     map[string]any{"hook": 1.0, "rule": 1.0},
+		// b3 denied by a hook, n1 by a settings rule, both in the
+		// subagent: their calls and results cost it.
+		"denials":     map[string]any{"hook": 1.0, "rule": 1.0, "chars": runes(execIn, "denied", nbIn, "no"), "main_chars": 0.0},
 		"forked_from": nil,
 		// cat .flower/scripts/a.sh is a glance.
 		"glances_main": 1.0,
@@ -295,11 +307,16 @@ func TestContextAuditSynthetic(t *testing.T) {
 		// b.sh: written by b2's redirection, never run. c.py: written by
 		// the MultiEdit (a path relative to cwd /w), run by b4's python3.
 		// n.ipynb: its NotebookEdit was denied, so it was never written.
-		"scripts": map[string]any{"written": 3.0, "writes": 3.0, "runs": 3.0, "run_more_than_once": 1.0, "written_not_run": 1.0},
+		// None of them names another.
+		"scripts": map[string]any{"written": 3.0, "writes": 3.0, "runs": 3.0, "run_more_than_once": 1.0, "written_not_run": 1.0,
+			"reused_by_scripts": 0.0, "most_reused": nil},
 		// The Task call's prompt: 11 characters, not 13 bytes.
-		"briefs": map[string]any{"count": 1.0, "chars": 11.0},
+		"briefs": map[string]any{"count": 1.0, "chars": 11.0, "restating": 0.0, "restating_chars": 0.0},
 		// m1: 10 + 100 + 50 = 160; m3: 1 + 400 + 9 = 410; (410 - 160) / 2.
 		"context": map[string]any{"first": 160.0, "last": 410.0, "growth_per_turn": 125.0},
+		// 410 / 200,000 = 0.205%; (167,000 - 410) / 125 = 1332.7: 1333
+		// more turns, the 3rd + 1333 = turn 1336.
+		"window": map[string]any{"size": 200000.0, "share": 0.0021, "compact_threshold": 167000.0, "turns_left": 1333.0, "compact_turn": 1336.0},
 		// Once per turn, though s2 and s4 repeat their usage on two entries:
 		// read 100+300+400 + 0+1000+1020+1100+1200+1300 = 6420;
 		// creation 50+0+9 + 1000 = 1059; input 10+5+1 + 20+2+3+4+1+1 = 47;
@@ -408,14 +425,25 @@ func TestContextAuditProjectWorkdir(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var sessions []string
+	var totals int
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		var r struct{ Session string }
+		var r struct {
+			Session string
+			Totals  *struct{ Sessions int }
+		}
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
+		}
+		if r.Totals != nil {
+			totals = r.Totals.Sessions
+			continue
 		}
 		sessions = append(sessions, r.Session)
 	}
 	if diff := cmp.Diff([]string{"s1", "s2"}, sessions); diff != "" {
 		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+	if totals != 2 {
+		t.Errorf("the totals line counts %d sessions, want 2", totals)
 	}
 }

@@ -40,6 +40,10 @@ type session struct {
 	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
 	// context size, for the growth per turn.
 	mainTurnsWithUsage int64
+	// more gathers the figures of figures.go and the what-if; total, when
+	// set, is the running total of several sessions (totals.go).
+	more  *figures
+	total *totals
 }
 
 type scriptUse struct{ writes, runs int64 }
@@ -65,14 +69,13 @@ type effect struct{ writes, runs []string }
 // for a main transcript with nothing readable. Warnings are about
 // transcripts that were read in part or not at all.
 func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error) {
-	s := &session{
-		r:       &Report{Session: transcript.SessionID(path), Path: path},
-		scripts: map[string]*scriptUse{},
-		spilled: map[string]bool{},
-	}
-	if workbenchRoot != "" {
-		s.root = filepath.Clean(workbenchRoot)
-	}
+	return audit(path, Options{Workbench: workbenchRoot, Window: DefaultWindow}, nil)
+}
+
+// audit is Audit with every option, adding the session to tot unless nil.
+func audit(path string, o Options, tot *totals) (r *Report, warnings []string, err error) {
+	s := newSession(path, o.Workbench)
+	s.more, s.total = newFigures(s, o), tot
 	good, err := s.readFile(path, &s.r.Main, true)
 	if err != nil {
 		return nil, nil, err
@@ -101,7 +104,21 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 		warnings = append(warnings, fmt.Sprintf("%s: %d bad lines skipped (first: %s)", path, s.r.BadLines, s.firstBad))
 	}
 	s.finish()
+	s.more.finish()
+	tot.add(s)
 	return s.r, warnings, nil
+}
+
+func newSession(path, workbenchRoot string) *session {
+	s := &session{
+		r:       &Report{Session: transcript.SessionID(path), Path: path},
+		scripts: map[string]*scriptUse{},
+		spilled: map[string]bool{},
+	}
+	if workbenchRoot != "" {
+		s.root = filepath.Clean(workbenchRoot)
+	}
+	return s
 }
 
 // readFile streams one transcript and returns how many lines parsed.
@@ -112,6 +129,7 @@ func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
 	}
 	defer f.Close()
 	th := &thread{s: s, t: t, main: main, pending: map[string]effect{}}
+	tt := s.total.thread(main)
 	var good int64
 	err = transcript.Scan(f, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
@@ -120,6 +138,12 @@ func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
 		}
 		good++
 		th.entry(e)
+		s.more.entry(th, e)
+		if tt != nil && s.total.fresh(e) {
+			tt.s.root = s.root
+			tt.entry(e)
+			tt.s.more.entry(tt, e)
+		}
 		return nil
 	})
 	if err != nil {

@@ -61,6 +61,19 @@
 //     never run.
 //   - briefs: the Agent (or Task) calls of the main thread and the
 //     characters of their prompts: the brief stays in the main context.
+//     restating counts those with a sentence that says what the subagent
+//     is told anyway, restating_chars the characters of such sentences
+//     (the rule: restate.go).
+//   - denials.chars, main_chars: the denied calls and their results, in
+//     characters, on every thread and on the main thread.
+//   - scripts.reused_by_scripts: the scripts whose file name (a Python
+//     module's name in an import) the text another script was written
+//     with names; most_reused the one most of them name.
+//   - window: context.last against --window (share), the compaction
+//     threshold (window − 33,000, the design's), and at growth_per_turn
+//     the turns_left until it and the compact_turn it falls on.
+//   - what_if (with --what-if only): what the main thread would have held
+//     with every layer, by the hooks' rules (whatif.go).
 //   - context: the main thread's context size (input_tokens +
 //     cache_read_input_tokens + cache_creation_input_tokens) at its first
 //     and last turn with a usage, and growth_per_turn = (last - first) /
@@ -73,9 +86,14 @@
 // (JSON Lines) with the keys session, path, forked_from (null for no
 // fork), subagent_transcripts, main,
 // subagents, subagent_share, hands_on_ratio, denials, glances_main,
-// spills, scripts, briefs, context, cache and bad_lines.
+// spills, scripts, briefs, context, cache, window, what_if (with
+// --what-if) and bad_lines. With more than one session, their totals
+// follow: a table, or a last line {"totals":{"sessions":N,"forks":M,…}}
+// with the keys that add up, every entry counted once (a fork's copies of
+// its original's entries are not counted again: totals.go).
 //
-// Flags: --json; --project DIR; --workbench DIR.
+// Flags: --json; --project DIR; --workbench DIR; --window N (200000);
+// --what-if, with --chars-per-token N (4) and --delegation-chars N.
 //
 // Bad input: a line that is not a transcript entry (not JSON, not UTF-8,
 // wrong-typed fields, over the reader's line limit) is counted in

@@ -15,7 +15,11 @@ var fuzzSeeds = []struct{ line, command string }{
 	{`{"type":"assistant","uuid":"a","cwd":"/w","message":{"id":"m","role":"assistant","usage":{"input_tokens":1,"cache_read_input_tokens":2,"cache_creation_input_tokens":3},"content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"x"}}]}}`, "cd .flower/scripts && ./a.sh > b.sh"},
 	{`{"type":"user","uuid":"r","cwd":"/w","toolDenialKind":"permission-rule","permissionDecision":{"source":"hook"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"[Spilled to a file to keep it out of context: 5 characters, 1 lines, in full at /w/.flower/spill/x.txt. Use Read on that file with offset/limit to see the rest."}]}}`, "python3 -u /w/.flower/scripts/c.py 2>&1 | tail"},
 	{"\xff\x00{", "echo $(sh .flower/scripts/a.sh) >> .flower/scripts/"},
+	{`{"type":"system","subtype":"compact_boundary","logicalParentUuid":"x"}`, "cat > .flower/scripts/b.sh <<'EOF'\nsh a.sh\nEOF"},
 }
+
+// fuzzOptions turn every figure on, the what-if's included.
+var fuzzOptions = Options{Window: DefaultWindow, WhatIf: &WhatIfOptions{Window: DefaultWindow, CharsPerToken: DefaultCharsPerToken}}
 
 // FuzzAudit: a transcript of any bytes never panics, reads the same twice,
 // and gives a report that marshals to JSON, or an error.
@@ -34,8 +38,8 @@ func FuzzAudit(f *testing.F) {
 		if err := os.WriteFile(path, body, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		r1, _, err1 := Audit(path, "")
-		r2, _, err2 := Audit(path, "")
+		r1, _, err1 := audit(path, fuzzOptions, nil)
+		r2, _, err2 := audit(path, fuzzOptions, nil)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v, %v", err1, err2)
 		}
@@ -52,6 +56,9 @@ func FuzzAudit(f *testing.F) {
 		}
 		if r1.Scripts.Written > r1.Scripts.Writes || r1.Scripts.RunMoreThanOnce*2 > r1.Scripts.Runs {
 			t.Fatalf("script figures do not add up: %+v", r1.Scripts)
+		}
+		if e := r1.WhatIf.Estimated; e.Chars < 0 || e.ContextLast != nil && *e.ContextLast < 1 {
+			t.Fatalf("an estimate below nothing: %s", j1)
 		}
 	})
 }

@@ -19,8 +19,10 @@ const usage = `Usage: context-audit [flags] SESSION...
 Measures the context economics of Claude Code sessions: how the turns,
 characters and hands-on tool calls split between the main thread and its
 subagents, denials, glances, spills, workbench scripts, briefs, the main
-thread's context growth and the prompt cache. SESSION is a transcript path
-(.jsonl) or a session id under $CLAUDE_CONFIG_DIR (default ~/.claude)
+thread's context growth against the model's window and the prompt cache;
+with --what-if, what the main thread would have held with flower's layers.
+SESSION is a transcript path (.jsonl) or a session id under
+$CLAUDE_CONFIG_DIR (default ~/.claude)
 /projects/*/; --project DIR takes every session of the project whose
 working directory (or folder under projects/) is DIR.`
 
@@ -31,8 +33,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	asJSON := c.Flags.Bool("json", false, "print one JSON object per session (JSON Lines) instead of a table")
 	project := c.Flags.String("project", "", "audit every session of the project whose working directory (or projects/ folder) is `DIR`")
 	root := c.Flags.String("workbench", "", "the workbench root whose scripts/ are counted (default: <the session's first cwd>/.flower)")
+	options := optionFlags(c.Flags)
 	if code, done := c.Parse(args); done {
 		return code
+	}
+	opts, err := options()
+	if err != nil {
+		return c.Fail(err)
 	}
 	if c.Flags.NArg() == 0 && *project == "" {
 		return c.Fail(errors.New("want SESSION... or --project DIR (see context-audit --help)"))
@@ -63,9 +70,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		paths = append(paths, p)
 	}
 
+	opts.Workbench = *root
+	var tot *totals
+	if len(paths) > 1 {
+		tot = newTotals(opts)
+	}
 	printed := 0
 	for _, p := range paths {
-		r, warnings, err := Audit(p, *root)
+		r, warnings, err := audit(p, opts, tot)
 		problems = append(problems, warnings...)
 		if err != nil {
 			problems = append(problems, err.Error())
@@ -91,6 +103,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			msg = strings.Join(problems, "; ")
 		}
 		return c.Fail(errors.New(msg))
+	}
+	if printed > 1 {
+		if err := writeTotals(stdout, tot.report(), *asJSON); err != nil {
+			return c.Fail(err)
+		}
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", name, strings.ReplaceAll(p, "\n", " "))

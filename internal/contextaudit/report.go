@@ -38,6 +38,10 @@ type Report struct {
 	Denials struct {
 		Hook int64 `json:"hook"` // permissionDecision.source "hook"
 		Rule int64 `json:"rule"` // any other source: settings rules ("config")
+		// Chars is what the denials cost: the denied calls and their
+		// results, on every thread; MainChars on the main thread alone.
+		Chars     int64 `json:"chars"`
+		MainChars int64 `json:"main_chars"`
 	} `json:"denials"`
 	GlancesMain int64 `json:"glances_main"`
 	Spills      struct {
@@ -50,10 +54,19 @@ type Report struct {
 		Runs            int64 `json:"runs"`
 		RunMoreThanOnce int64 `json:"run_more_than_once"`
 		WrittenNotRun   int64 `json:"written_not_run"`
+		// ReusedByScripts counts the scripts another script names;
+		// MostReused is the one most scripts name, null when none is.
+		ReusedByScripts int64        `json:"reused_by_scripts"`
+		MostReused      *ScriptReuse `json:"most_reused"`
 	} `json:"scripts"`
 	Briefs struct {
 		Count int64 `json:"count"`
 		Chars int64 `json:"chars"`
+		// Restating counts the briefs with a sentence that restates what
+		// the subagent is given anyway (restate.go); RestatingChars is
+		// the characters of those sentences.
+		Restating      int64 `json:"restating"`
+		RestatingChars int64 `json:"restating_chars"`
 	} `json:"briefs"`
 	Context struct {
 		First         int64    `json:"first"`
@@ -66,7 +79,13 @@ type Report struct {
 		Input    int64    `json:"input"`
 		HitRate  *float64 `json:"hit_rate"`
 	} `json:"cache"`
-	BadLines int64 `json:"bad_lines"`
+	// Window is the main thread's context against the model's window.
+	Window Window `json:"window"`
+	// WhatIf is the estimate of --what-if, absent without it.
+	WhatIf   *WhatIf `json:"what_if,omitempty"`
+	BadLines int64   `json:"bad_lines"`
+
+	totals *totals // set on the report of several sessions' totals
 }
 
 // Thread holds the figures of one side: the main thread, or all subagents.
@@ -116,7 +135,11 @@ func writeTable(w io.Writer, r *Report) error {
 	if r.ForkedFrom != nil {
 		fork = ", a fork of " + *r.ForkedFrom
 	}
-	fmt.Fprintf(&b, "session %s (%d %s%s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, fork, r.Path)
+	if r.totals != nil {
+		b.WriteString(r.totals.header())
+	} else {
+		fmt.Fprintf(&b, "session %s (%d %s%s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, fork, r.Path)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// The labels are padded here so that AlignRight, meant for the
 	// figures, leaves them flush left; its padding indents them.
@@ -140,21 +163,30 @@ func writeTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "  %-*s  %s\n", labelWidth, name, fmt.Sprintf(format, a...))
 	}
 	line("denials", "%s by hooks, %s by settings rules", thousands(r.Denials.Hook), thousands(r.Denials.Rule))
+	denialCost(line, r)
 	line("glances (main)", "%s", thousands(r.GlancesMain))
 	line("spills", "%s, %s characters moved out of context", thousands(r.Spills.Count), thousands(r.Spills.CharsMoved))
 	sc := r.Scripts
 	line("scripts", "%s written (%s writes), %s runs, %s run more than once, %s written but never run",
 		thousands(sc.Written), thousands(sc.Writes), thousands(sc.Runs), thousands(sc.RunMoreThanOnce), thousands(sc.WrittenNotRun))
+	scriptReuse(line, r)
 	line("briefs", "%s, %s characters", thousands(r.Briefs.Count), thousands(r.Briefs.Chars))
-	growth := ""
-	if g := r.Context.GrowthPerTurn; g != nil {
-		growth = fmt.Sprintf(" (%+.1f per turn)", *g)
+	restating(line, r)
+	if r.totals == nil { // one session's context: no sum of several
+		growth := ""
+		if g := r.Context.GrowthPerTurn; g != nil {
+			growth = fmt.Sprintf(" (%+.1f per turn)", *g)
+		}
+		line("context (main)", "%s -> %s tokens%s", thousands(r.Context.First), thousands(r.Context.Last), growth)
+		window(line, r)
 	}
-	line("context (main)", "%s -> %s tokens%s", thousands(r.Context.First), thousands(r.Context.Last), growth)
 	line("cache", "%s read, %s created, %s uncached input; hit rate %s",
 		thousands(r.Cache.Read), thousands(r.Cache.Creation), thousands(r.Cache.Input), percent(r.Cache.HitRate))
 	if r.BadLines > 0 {
 		line("bad lines", "%s skipped", thousands(r.BadLines))
+	}
+	if err := writeWhatIf(&b, r.WhatIf); err != nil {
+		return err
 	}
 	// Rows without a share end in the tabwriter's padding.
 	lines := strings.Split(b.String(), "\n")

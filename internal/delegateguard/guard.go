@@ -98,9 +98,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	artifacts := filepath.Join(hook.WorkbenchDirName, "artifacts")
 	if root, err := hook.WorkbenchRoot(*wb, p.Cwd()); err == nil {
-		artifacts = filepath.Join(root, "artifacts")
+		artifacts = Artifacts(p.Cwd(), root)
 	}
-	if _, err := hook.Decision("deny", reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
+	if _, err := hook.Decision("deny", Reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
 		return c.Fail(err)
 	}
 	log.Record("deny", why, decisionlog.Sizes{})
@@ -131,16 +131,40 @@ func letThrough(g *ephemeral.Glances, cmd string, glance, handsOn, explain bool)
 	return len(v.Segments) > 0, v.Reason
 }
 
-// reason is the denial text. It stays in the main context for good, so it is
-// short and says only what to do instead.
-func reason(tool, artifacts string, glance bool) string {
-	r := fmt.Sprintf("The main thread does not run %s. Dispatch a subagent with the Agent tool: "+
-		"state the goal and acceptance criteria in the task, have it write long outputs to %s/ "+
-		"and reply with only paths and conclusions.", tool, artifacts)
+// Reason is the denial text, as the model gets it after Claude Code's
+// "PreToolUse:<tool> hook error: ". It stays in the main context for good,
+// so it is as short as it can be while keeping what the model needs to do
+// the right thing next: which tool is off limits here, that a subagent
+// dispatched with the Agent tool does it instead, that long output goes to
+// the workbench's artifacts/, and, for Bash, that glances still run. The
+// first wording (four sentences, also asking for goal and acceptance
+// criteria) cost the main thread 334 characters a denial as the model
+// read it; this one costs 186 with a relative artifacts path (tests/e2e
+// TestLayer1DenialAsReceived). context-audit --what-if prices the denials
+// it estimates with it.
+func Reason(tool, artifacts string, glance bool) string {
+	r := tool + " runs in subagents only: dispatch one with the Agent tool and have it write long output to " +
+		artifacts + string(filepath.Separator) + "."
 	if glance && tool == "Bash" {
-		r += " Read-only glances (git status, ls, cat) you may run yourself."
+		r += " Glances (git status, ls, cat) may run here."
 	}
 	return r
+}
+
+// Artifacts is the artifacts folder of the workbench at root as the reason
+// names it: relative to cwd when it lies under cwd (".flower/artifacts" for
+// the default workbench; the subagent starts in the same folder), else
+// absolute. Every character of the denial stays in the main context.
+func Artifacts(cwd, root string) string {
+	path := filepath.Join(root, "artifacts")
+	if !filepath.IsAbs(cwd) {
+		return path
+	}
+	rel, err := filepath.Rel(cwd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
 }
 
 func parseTools(s string) (map[string]bool, error) {

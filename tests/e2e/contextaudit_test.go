@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/internal/contextaudit"
+	"github.com/flowerhooks/flower/internal/delegateguard"
 )
 
 // recordAudit is where TestContextAuditRecording copies the session it
@@ -99,20 +100,36 @@ func TestContextAuditRecording(t *testing.T) {
 		// six calls, all but the Read hands-on.
 		"subagents.turns": 7.0, "subagents.tool_calls": 6.0, "subagents.hands_on": 5.0,
 		"subagent_transcripts": 1.0,
-		// rm-main denied by delegate-guard, rm-sub by the Bash(rm:*) rule.
-		"denials": map[string]any{"hook": 1.0, "rule": 1.0},
+		// rm-main denied by delegate-guard, rm-sub by the Bash(rm:*) rule;
+		// each costs its call and what the model was told.
+		"denials": map[string]any{"hook": 1.0, "rule": 1.0,
+			"main_chars": runeCount(`{"command":"rm -f notes.txt","description":"e2e: rm-main"}`, hookDenial("Bash"), delegateguard.Reason("Bash", ".flower/artifacts", true)),
+			"chars": runeCount(`{"command":"rm -f notes.txt","description":"e2e: rm-main"}`, hookDenial("Bash"), delegateguard.Reason("Bash", ".flower/artifacts", true),
+				`{"command":"rm -f notes.txt","description":"e2e: rm-sub"}`, "Permission to use Bash with command rm -f notes.txt has been denied.")},
 		// git status -s and ls .flower/scripts; rm is not a glance.
 		"glances_main": 2.0,
 		// run1's 13,892-character output went to spill/.
 		"spills.count": 1.0,
 		// count.sh: written by Write and Edit, run by run1 and run2.
-		"scripts":   map[string]any{"written": 1.0, "writes": 2.0, "runs": 2.0, "run_more_than_once": 1.0, "written_not_run": 0.0},
-		"briefs":    map[string]any{"count": 1.0, "chars": float64(utf8.RuneCountInString(auditBrief))},
+		// No other script names it.
+		"scripts": map[string]any{"written": 1.0, "writes": 2.0, "runs": 2.0, "run_more_than_once": 1.0, "written_not_run": 0.0,
+			"reused_by_scripts": 0.0, "most_reused": nil},
+		// No sentence of the brief restates the workbench's rules.
+		"briefs":    map[string]any{"count": 1.0, "chars": float64(utf8.RuneCountInString(auditBrief)), "restating": 0.0, "restating_chars": 0.0},
 		"bad_lines": 0.0,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("context-audit of the recorded session (-want +got):\n%s", diff)
 	}
+}
+
+// runeCount sums the characters of texts.
+func runeCount(texts ...string) float64 {
+	n := 0
+	for _, s := range texts {
+		n += utf8.RuneCountInString(s)
+	}
+	return float64(n)
 }
 
 // saveRecording copies the session's transcripts to dir with the scenario's

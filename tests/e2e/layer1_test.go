@@ -4,6 +4,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/flowerhooks/flower/internal/delegateguard"
 )
 
 // Layer one: delegate-guard keeps hands-on work off the main thread, glances
@@ -17,7 +20,7 @@ var handsOn = []string{"Bash", "Read", "Write", "Edit", "Agent"}
 
 // delegateReason is the start of delegate-guard's denial for a tool.
 func delegateReason(tool string) string {
-	return "The main thread does not run " + tool + ". Dispatch a subagent with the Agent tool"
+	return tool + " runs in subagents only: dispatch one with the Agent tool"
 }
 
 // hookDenial is how the CLI renders a PreToolUse deny to the model.
@@ -37,14 +40,62 @@ func TestLayer1MainRmDenied(t *testing.T) {
 	if !got.IsError || !strings.Contains(got.Text, hookDenial("Bash")+delegateReason("Bash")) {
 		t.Errorf("the model saw (is_error %v) %q; want an error carrying delegate-guard's reason", got.IsError, got.Text)
 	}
-	if !strings.Contains(got.Text, s.Path(".flower/artifacts")) {
-		t.Errorf("the reason %q does not name the workbench's artifacts folder %s", got.Text, s.Path(".flower/artifacts"))
+	if !strings.Contains(got.Text, " .flower/artifacts/.") {
+		t.Errorf("the reason %q does not name the workbench's artifacts folder, relative to the cwd it lies in", got.Text)
 	}
 	if c, ok := s.ReadFile("x"); !ok || c != "keep me\n" {
 		t.Errorf("x after the session: %q, exists %v; want it untouched", c, ok)
 	}
 	if !res.Denied("rm") {
 		t.Errorf("permission_denials %+v does not list the rm call", res.PermissionDenials)
+	}
+}
+
+// maxDenialChars bounds a denial as the model receives it: every character
+// stays in the main context for good. The first wording cost 334.
+const maxDenialChars = 200
+
+// TestLayer1DenialAsReceived checks the whole text the model receives for a
+// denied Bash call and a denied Edit: Claude Code's prefix and
+// delegate-guard's reason, nothing else, short, and still saying what to do
+// instead: which tool, dispatch a subagent with the Agent tool, long output
+// to the workbench's artifacts/, and for Bash that glances run. (What a
+// scripted model does next proves nothing; what a real one reads is this.)
+func TestLayer1DenialAsReceived(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	s.API.Main(Steps(
+		Call(Bash("rm", "rm -f README.md")),
+		Call(Edit("edit", s.Path("README.md"), "e2e", "x")),
+		Say("I will delegate both."),
+	))
+	s.Run(Options{Prompt: "clean up", Settings: Settings(LayerHooks(t, "1")...), AllowedTools: handsOn})
+
+	for _, tc := range []struct {
+		id, tool  string
+		essential []string
+	}{
+		{"rm", "Bash", []string{"Bash", "subagent", "Agent tool", ".flower/artifacts/", "long output", "Glances (git status, ls, cat)"}},
+		{"edit", "Edit", []string{"Edit", "subagent", "Agent tool", ".flower/artifacts/", "long output"}},
+	} {
+		got := s.ToolResult(tc.id)
+		want := hookDenial(tc.tool) + delegateguard.Reason(tc.tool, ".flower/artifacts", tc.tool == "Bash")
+		if !got.IsError || got.Text != want {
+			t.Errorf("%s: the model received (is_error %v) %q; want %q", tc.tool, got.IsError, got.Text, want)
+		}
+		for _, e := range tc.essential {
+			if !strings.Contains(got.Text, e) {
+				t.Errorf("%s: the denial %q lost %q", tc.tool, got.Text, e)
+			}
+		}
+		n := utf8.RuneCountInString(got.Text)
+		if n > maxDenialChars {
+			t.Errorf("%s: the denial costs the main thread %d characters, want at most %d", tc.tool, n, maxDenialChars)
+		}
+		t.Logf("%s denial as received: %d characters", tc.tool, n)
+	}
+	if !s.Exists("README.md") {
+		t.Error("README.md was removed on the main thread")
 	}
 }
 
