@@ -20,18 +20,19 @@ import (
 //
 // A run writes, in this order: a temporary folder .<new-id>.tmp-* beside
 // the original, renamed to <new-id>/ once it holds the copied session
-// folder and the fork marker; with --trim, spill files, each listed in
-// <new-id>/flower-fork-spills as soon as it is written; a temporary file
+// folder and the fork marker; with --trim, the spill folder's name in
+// <new-id>/flower-fork-spills, then spill files named after the fork
+// (spillHint); a temporary file
 // .<new-id>.jsonl.tmp-*, linked to <new-id>.jsonl once whole. Then it
 // removes the list. On SIGINT, SIGTERM or SIGHUP it stops reading (see
 // interruptible), removes all of it and exits 1. A SIGKILL leaves what was
 // written so far; the next run that writes a fork into the same project
 // folder removes it once it is older than staleAfter: a temporary file or
-// folder of a fork, a fork folder without its transcript (with the spill
-// files its list names), or a list whose fork is whole.
+// folder of a fork, a fork folder without its transcript (with its spill
+// files in the folders its list names), or a list whose fork is whole.
 
-// spillList is the file in a fork's folder that names the spill files
-// written for it while its transcript is not yet in place.
+// spillList is the file in a fork's folder that names the spill folder of
+// its --trim while its transcript is not yet in place.
 const spillList = "flower-fork-spills"
 
 // staleAfter is how long a leftover must have gone unmodified before a run
@@ -74,8 +75,8 @@ func openInterruptible(ctx context.Context, path string) (io.Reader, func() erro
 // .<id>.jsonl.tmp-* (package atomicfile's) and .<id>.tmp-* (copySessionDir's).
 var leftover = regexp.MustCompile(`^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.jsonl)?\.tmp-`)
 
-// spillName matches the files --trim writes (prune-<tool_use id>.txt, -2,
-// -3 … when taken) and their temporary files.
+// spillName matches the files --trim writes (prune-<fork id's first
+// eight>-<tool_use id>.txt, -2, -3 … when taken) and their temporary files.
 var spillName = regexp.MustCompile(`^\.?prune-[A-Za-z0-9_-]+\.txt(\.tmp-.*)?$`)
 
 // removeStale removes the leftovers of killed runs from the project folder
@@ -111,38 +112,36 @@ func removeStale(project string, now time.Time) {
 				continue
 			}
 			if stale(path) && (listErr != nil || stale(list)) {
-				removeListed(list, now)
+				removeListed(list, name)
 				removeTree(path)
 			}
 		}
 	}
 }
 
-// removeListed removes the spill files a fork's list names, and the
-// temporary files no running writer owns in their folders (spill.RemoveStale). The list is read as
-// data: only regular files named as --trim names them are removed.
-func removeListed(list string, now time.Time) {
+// removeListed removes, in each folder the fork's list names, the spill
+// files named after the fork (spillHint) and the temporary files no running
+// writer owns (spill.RemoveStale). The list is read as data: only regular
+// files named as --trim names this fork's are removed.
+func removeListed(list, forkID string) {
 	f, err := os.Open(list)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	dirs := map[string]bool{}
+	prefix := spillHint(forkID, "")
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		path := sc.Text()
-		dir := filepath.Dir(path)
-		if !filepath.IsAbs(path) {
+		dir := filepath.Clean(sc.Text())
+		if !filepath.IsAbs(dir) {
 			continue
 		}
-		dirs[dir] = true
-		if name := filepath.Base(path); spillName.MatchString(name) && !strings.HasPrefix(name, ".") {
-			if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
-				os.Remove(path)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if name := e.Name(); strings.HasPrefix(name, prefix) && spillName.MatchString(name) && e.Type().IsRegular() {
+				os.Remove(filepath.Join(dir, name))
 			}
 		}
-	}
-	for dir := range dirs {
 		spill.RemoveStale(dir)
 	}
 }

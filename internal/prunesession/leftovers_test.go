@@ -156,21 +156,23 @@ func TestRemoveStale(t *testing.T) {
 		plain = "66666666-6666-4666-8666-666666666666" // a session of Claude Code's, no transcript
 	)
 	files := map[string]string{
-		"project/." + gone + ".jsonl.tmp-123":           "partial",
-		"project/." + gone + ".tmp-456/subagents/a.txt": "x",
-		"project/" + gone + "/" + transcript.ForkMarker: "{}",
-		"project/" + gone + "/" + spillList: spillDir + "/\n" + spillDir + "/prune-toolu_1.txt\n" +
-			other + "/notes.txt\n" + spillDir + "/notes.txt\n",
-		"project/" + whole + ".jsonl":                       "{}",
-		"project/" + whole + "/" + transcript.ForkMarker:    "{}",
-		"project/" + whole + "/" + spillList:                spillDir + "/prune-toolu_3.txt\n",
-		"project/" + plain + "/subagents/agent-a.jsonl":     "{}",
-		"project/" + young + "/" + transcript.ForkMarker:    "{}",
-		"ws/.flower/spill/prune-toolu_1.txt":                "body",
-		"ws/.flower/spill/.tmp/.prune-toolu_9.txt.tmp-77-1": "partial",
-		"ws/.flower/spill/prune-toolu_3.txt":                "body",
-		"ws/.flower/spill/notes.txt":                        "mine",
-		"other/notes.txt":                                   "not a spill file",
+		"project/." + gone + ".jsonl.tmp-123":                        "partial",
+		"project/." + gone + ".tmp-456/subagents/a.txt":              "x",
+		"project/" + gone + "/" + transcript.ForkMarker:              "{}",
+		"project/" + gone + "/" + spillList:                          spillDir + "/\n" + other + "\n" + "relative/dir\n",
+		"project/" + whole + ".jsonl":                                "{}",
+		"project/" + whole + "/" + transcript.ForkMarker:             "{}",
+		"project/" + whole + "/" + spillList:                         spillDir + "/\n",
+		"project/" + plain + "/subagents/agent-a.jsonl":              "{}",
+		"project/" + young + "/" + transcript.ForkMarker:             "{}",
+		"ws/.flower/spill/prune-33333333-toolu_1.txt":                "body", // the killed fork's
+		"ws/.flower/spill/prune-33333333-toolu_1-2.txt":              "body",
+		"ws/.flower/spill/prune-44444444-toolu_1.txt":                "body", // another fork's
+		"other/prune-33333333-toolu_5.txt":                           "body", // a folder the list names, not its spill folder: a file named after the fork goes too
+		"ws/.flower/spill/.tmp/.prune-33333333-toolu_9.txt.tmp-77-1": "partial",
+		"ws/.flower/spill/prune-44444444-toolu_3.txt":                "body",
+		"ws/.flower/spill/notes.txt":                                 "mine",
+		"other/notes.txt":                                            "not a spill file",
 	}
 	for rel, body := range files {
 		p := filepath.Join(root, rel)
@@ -204,7 +206,8 @@ func TestRemoveStale(t *testing.T) {
 		"project/" + whole + ".jsonl",
 		"project/" + whole + "/" + transcript.ForkMarker,
 		"ws/.flower/spill/notes.txt",
-		"ws/.flower/spill/prune-toolu_3.txt",
+		"ws/.flower/spill/prune-44444444-toolu_1.txt",
+		"ws/.flower/spill/prune-44444444-toolu_3.txt",
 	}
 	slices.Sort(left)
 	slices.Sort(want)

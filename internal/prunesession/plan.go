@@ -137,7 +137,7 @@ type plan struct {
 	// the same few again and again), and noteOf their indexes.
 	notes  []string
 	noteOf map[string]int32
-	hints  []string // the spill files' name hints of trimBody edits
+	hints  []string // the tool_use ids of trimBody edits, as spill file names take them (spillHint)
 	gone   []int32  // the lines dropped, sorted once decided
 	// farRefs are the lines that set logicalParentUuid or leafUuid, in
 	// order: the few that pass two looks in for them (parentUuid, on nearly
@@ -431,7 +431,7 @@ func (p *plan) decide(o options, results []result) {
 	}
 	p.largeSeen = len(large)
 	for _, r := range older(large, o.trimKeep) {
-		p.hints = append(p.hints, "prune-"+safeName(r.more.id))
+		p.hints = append(p.hints, safeName(r.more.id))
 		p.replace(r, edit{kind: trimBody, text: int32(len(p.hints) - 1)})
 		p.trimmed++
 	}

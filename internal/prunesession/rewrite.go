@@ -121,7 +121,7 @@ func (rw *rewriter) line(raw []byte, edits []edit, far bool) ([]byte, error) {
 		case noteExpired:
 			text = expiredNote(rw.p.notes[e.text], int(e.turnsAgo))
 		case trimBody:
-			if text, err = rw.spill(bodyText(gjson.GetBytes(out, path)), rw.p.hints[e.text]); err != nil {
+			if text, err = rw.spill(bodyText(gjson.GetBytes(out, path)), spillHint(rw.newID, rw.p.hints[e.text])); err != nil {
 				return nil, err
 			}
 		}
@@ -260,16 +260,21 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 		return "", err
 	}
 	rw.spilled = append(rw.spilled, f.Path)
-	if err := rw.listSpill(f.Path); err != nil {
-		return "", err
-	}
 	return f.Text(), nil
 }
 
+// spillHint is the name --trim gives the spill file of the tool_use call
+// (spill.Write adds .txt, and -2, -3 … when taken): it carries the first
+// eight characters of the fork's id, so that a later run can tell the
+// files of a fork killed before it was whole from anyone else's without a
+// record written after each file (a kill between the file and the record
+// would leave one nobody names).
+func spillHint(forkID, call string) string { return "prune-" + forkID[:8] + "-" + call }
+
 // listSpill adds path to the fork's spill list, which a later run reads if
-// this one is killed before the fork is whole: first the spill folder (for
-// the temporary file of a spill file cut short), then each spill file as
-// soon as it is written.
+// this one is killed before the fork is whole: the spill folder, written
+// before the first spill file, where that run then looks for the fork's
+// files (spillHint) and the temporary ones of a file cut short.
 func (rw *rewriter) listSpill(path string) error {
 	if rw.listFile == nil {
 		f, err := os.OpenFile(rw.list, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
