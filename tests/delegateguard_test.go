@@ -12,6 +12,8 @@ import (
 
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
+
+	"github.com/flowerhooks/flower/internal/cputime"
 )
 
 func TestDelegateGuardGolden(t *testing.T) { runGolden(t, "delegate-guard", delegateguard.Main) }
@@ -87,9 +89,9 @@ func TestDelegateGuardHostileCommands(t *testing.T) {
 		payload, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": "/tmp/ws", "hook_event_name": "PreToolUse",
 			"tool_name": "Bash", "tool_input": map[string]string{"command": cmd}})
 		var stdout, stderr bytes.Buffer
-		start := time.Now()
-		code := delegateguard.Main(nil, bytes.NewReader(payload), &stdout, &stderr)
-		if took := time.Since(start); took > time.Second {
+		var code int
+		took := cputime.Of(func() { code = delegateguard.Main(nil, bytes.NewReader(payload), &stdout, &stderr) })
+		if took > time.Second {
 			t.Errorf("%.80q took %v, want well under a second", cmd, took)
 		}
 		if code != 0 || gjson.Get(stdout.String(), "hookSpecificOutput.permissionDecision").String() != "deny" {

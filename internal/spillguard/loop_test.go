@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowerhooks/flower/internal/cputime"
 )
 
 // TestNamesSpillFile runs glances from a project folder whose workbench is
@@ -211,14 +213,12 @@ func TestNamesSpillFileBounded(t *testing.T) {
 	}
 }
 
-// measure runs f and returns how long it took and how many bytes it
+// measure runs f and returns the CPU time it took and how many bytes it
 // allocated.
 func measure(f func()) (time.Duration, uint64) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
-	f()
-	took := time.Since(start)
+	took := cputime.Of(f)
 	runtime.ReadMemStats(&after)
 	return took, after.TotalAlloc - before.TotalAlloc
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/flowerhooks/flower/internal/cputime"
 )
 
 var walkSeeds = []string{
@@ -72,9 +74,9 @@ func TestDeepNesting(t *testing.T) {
 		doc := strings.Repeat(`{"a":"x","b":`, depth) + `"` + strings.Repeat("y", 50) + `"` + strings.Repeat("}", depth)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		start := time.Now()
-		fields, err := longFields(doc, 10)
-		elapsed := time.Since(start)
+		var fields []field
+		var err error
+		elapsed := cputime.Of(func() { fields, err = longFields(doc, 10) })
 		runtime.ReadMemStats(&after)
 		if err != nil || len(fields) != 1 || len(fields[0].keys) != depth {
 			t.Fatalf("depth %d: %d fields, %v", depth, len(fields), err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowerhooks/flower/internal/cputime"
 )
 
 // fill repeats unit as often as fits in n bytes after head.
@@ -81,13 +83,11 @@ func TestClassifyBounded(t *testing.T) {
 	}
 }
 
-// measureClassify returns how long f took and how many bytes it allocated.
+// measureClassify returns the CPU time f took and how many bytes it allocated.
 func measureClassify(f func()) (time.Duration, uint64) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
-	f()
-	took := time.Since(start)
+	took := cputime.Of(f)
 	runtime.ReadMemStats(&after)
 	return took, after.TotalAlloc - before.TotalAlloc
 }
