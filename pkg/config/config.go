@@ -387,9 +387,17 @@ func (c *Config) Problems() []error {
 // Fill sets each flag of fs, the flags of command, that the command line
 // did not give and that a file sets: flags given win, then
 // FLOWER_WORKBENCH for the workbench, then the files.
+//
+// A folder a flag names is followed where it leads, as the user chose it;
+// a path of the configuration that lies in the project folder (".flower"
+// in the user file means that folder of every project) is the
+// repository's, and is not given to the flag when it leads through a
+// symlink or a file there: the command then uses its default, which it
+// refuses as a symlink itself. That is said in the error.
 func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
 	for _, k := range keys {
 		v := c.values[k.Name]
 		if v.From == fromDefault {
@@ -403,12 +411,28 @@ func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 			case k.Name == "workbench" && os.Getenv("FLOWER_WORKBENCH") != "":
 				continue
 			}
+			if k.kind == pathKind && c.Dir != "" && within(c.Dir, v.Path) {
+				if _, err := inside(c.Dir, v.Path); err != nil {
+					errs = append(errs, keyError{fmt.Errorf("%s from the %s: %v; the default stands in", k.Name, v.From, err)})
+					continue
+				}
+			}
 			if err := fs.Set(name, v.flagValue()); err != nil {
 				return fmt.Errorf("%s from the %s: %v", k.Name, v.From, err)
 			}
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// keyError is a key Fill could not use; its message says what stands in.
+type keyError struct{ error }
+
+// within reports whether the absolute path p lies in the folder dir, or is
+// dir itself.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // flagValue is v as its flag takes it.
@@ -470,6 +494,10 @@ func Warn(cli *hook.CLI, errs ...error) {
 		var fe *FileError
 		if errors.As(err, &fe) {
 			msgs = append(msgs, err.Error()+" (the file is ignored: the defaults stand in)")
+			continue
+		}
+		if errors.As(err, new(keyError)) {
+			msgs = append(msgs, strings.ReplaceAll(err.Error(), "\n", "; "))
 			continue
 		}
 		for _, line := range strings.Split(err.Error(), "\n") {

@@ -435,6 +435,25 @@ func TestWorkbenchThroughSymlink(t *testing.T) {
 	if v := c.Value("workbench"); v.Path != filepath.Join(s.project, "link/wb") {
 		t.Errorf("the user's workbench %q, want it taken", v.Path)
 	}
+	// But a folder of the project it names is the repository's: the flag
+	// that would follow a symlink there is not filled (the README's user
+	// file names ".flower", which a repository can commit as a symlink).
+	os.Symlink(s.home, filepath.Join(s.project, ".flower"))
+	for _, wb := range []string{"link/wb", ".flower", "$P/.flower", "file/wb"} {
+		c := s.load(t, `{"workbench": "`+strings.ReplaceAll(wb, "$P", s.project)+`"}`, `{}`)
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		flagValue := fs.String("workbench", "", "")
+		err := c.Fill("spill-guard", fs)
+		if *flagValue != "" || err == nil || !strings.Contains(err.Error(), "the default stands in") {
+			t.Errorf("user workbench %q: --workbench filled with %q, error %v; want it left to the default, saying so", wb, *flagValue, err)
+		}
+	}
+	c = s.load(t, `{"workbench": "tools/wb"}`, `{}`)
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	flagValue := fs.String("workbench", "", "")
+	if err := c.Fill("spill-guard", fs); err != nil || *flagValue != filepath.Join(s.project, "tools/wb") {
+		t.Errorf("user workbench tools/wb: --workbench %q, error %v; want it filled", *flagValue, err)
+	}
 }
 
 // TestTrustedProjects: the trust list matches the project folder as
