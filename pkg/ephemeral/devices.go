@@ -130,8 +130,47 @@ func recursesDiff(args []arg) bool {
 var diffRecursive = []flagRule{{short: 'r', long: "recursive"}}
 
 // always is the recurses of a command that always reads folders
-// recursively when given one (rg).
+// recursively when given one (rg), and the walks of one that always walks
+// them (find, du, tree).
 func always([]arg) bool { return true }
+
+// recursesLs reports whether ls's options may make it list folders
+// recursively: an R in a short cluster, a long option that may abbreviate
+// --recursive.
+func recursesLs(args []arg) bool {
+	for _, a := range args {
+		long, isLong := strings.CutPrefix(a.value, "--")
+		switch {
+		case !a.isOption():
+		case !isLong && strings.IndexByte(a.value[1:], 'R') >= 0:
+			return true
+		case isLong && long != "" && strings.HasPrefix("recursive", long):
+			return true
+		}
+	}
+	return false
+}
+
+// walksRoot reports whether a, an operand of a command that walks folders
+// (find, du, tree, ls -R), is / or may be, read as walksDevices reads it:
+// the whole file system, every mount included, which on a large disk or a
+// network mount does not end within a call's timeout (find / under a
+// loaded sandbox ran past FuzzClassify's 10 s).
+func walksRoot(a arg, dirs []string) bool {
+	root := func(p string) bool {
+		first, _, _ := strings.Cut(p[1:], "/")
+		return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
+	}
+	if path.IsAbs(a.value) {
+		return root(path.Clean(a.value))
+	}
+	for _, d := range dirs {
+		if root(path.Join(d, a.value)) {
+			return true
+		}
+	}
+	return false
+}
 
 // endless reports whether p, a clean absolute path (a pattern if glob), is
 // or may match a device or kernel stream: anything under /dev but /dev/null,
