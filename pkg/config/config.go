@@ -106,6 +106,8 @@ func Load(dir string) *Config {
 	if err := c.merge(user, nil); user != nil && err != nil {
 		c.User.Err = &FileError{Path: c.User.Path, Msg: err.Error()}
 		user = nil
+		// Ignored whole, as if it were not there: its trusted-projects too.
+		c.Project.Trusted = false
 	}
 	if err := c.merge(user, project); project != nil && err != nil {
 		c.Project.Err = &FileError{Path: c.Project.Path, Msg: err.Error()}

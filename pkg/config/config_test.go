@@ -413,6 +413,21 @@ func TestValuesThatClash(t *testing.T) {
 	}
 }
 
+// TestIgnoredUserFileTrustsNothing: a user file ignored for values that
+// do not hold together is ignored whole, its trusted-projects too: the
+// project file's entries are then not taken.
+func TestIgnoredUserFileTrustsNothing(t *testing.T) {
+	s := newSandbox(t)
+	c := s.load(t, `{"trusted-projects": ["`+s.project+`"], "spill-guard": {"head": 500, "threshold": 450}}`,
+		`{"glances": [{"command": "docker ps"}], "delegate-guard": {"main-thread": [{"command": "make deploy"}]}}`)
+	if c.User.Err == nil {
+		t.Fatal("the user file was not ignored")
+	}
+	if c.Project.Trusted || len(c.Extras()) != 0 {
+		t.Errorf("trusted %v, entries %+v; want the project untrusted and no entry taken", c.Project.Trusted, c.Extras())
+	}
+}
+
 // TestWorkbenchThroughSymlink: a project file's workbench may not lead
 // through a symlink or a file the repository holds.
 func TestWorkbenchThroughSymlink(t *testing.T) {
