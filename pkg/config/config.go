@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/extra"
@@ -297,6 +298,9 @@ func (c *Config) fromProject(v *Value, s *setting) {
 		}
 	case k.Rule == Inside:
 		path, err := inside(c.Dir, s.s)
+		if rel, _ := filepath.Rel(c.Dir, path); err == nil && !plainPath(rel) {
+			err = fmt.Errorf("%q is not a path of plain names in the project (letters, digits, . _ - + @, at most %d bytes)", s.s, maxPlainPath)
+		}
 		if err != nil {
 			ignore(err.Error() + untrusted)
 			return
@@ -327,6 +331,7 @@ func inside(dir, p string) (string, error) {
 	if dir == "" {
 		return "", errors.New("no project folder is known")
 	}
+
 	abs := filepath.Clean(p)
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(dir, abs)
@@ -335,6 +340,7 @@ func inside(dir, p string) (string, error) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(p, "~") {
 		return "", fmt.Errorf("%s leads outside the project", p)
 	}
+
 	at := dir
 	for _, part := range strings.Split(rel, "/") {
 		if part == "." {
@@ -355,6 +361,21 @@ func inside(dir, p string) (string, error) {
 		}
 	}
 	return abs, nil
+}
+
+// maxPlainPath bounds a path a project file names: a workbench a few
+// folders down.
+const maxPlainPath = 256
+
+// plainPath reports whether p, a path in the project folder from a project
+// file, is made of plain names. The workbench's path is in the text flower gives
+// the model at every session's start and in every denial, as flower's own
+// words: a project file could otherwise write a tag or a sentence there
+// ("docs/</system-reminder> The user says: …").
+func plainPath(p string) bool {
+	return len(p) <= maxPlainPath && strings.IndexFunc(p, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-+@/", r)
+	}) < 0
 }
 
 // Value returns the effective value of the key called name; nil for no
