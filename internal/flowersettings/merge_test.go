@@ -326,3 +326,26 @@ func TestCannotWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestDanglingSymlink: a settings.json that is a link to a file not there
+// (a dotfile manager's, before its checkout) is refused, naming the link's
+// target; it once was replaced by a plain file, the link lost.
+func TestDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "settings.json")
+	dest := filepath.Join(dir, "dotfiles", "settings.json")
+	if err := os.Symlink(dest, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "delegate-guard"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"--settings", link, "--bin", dir, "--layers", "1"}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), dest) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 1, one line naming %s", code, stderr.String(), dest)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("settings.json is no longer a symlink (%v)", err)
+	}
+}
