@@ -77,11 +77,17 @@ func walksDevices(a arg, dirs []string) bool {
 		}
 		return false
 	}
+	return anyPath(a, dirs, walks)
+}
+
+// anyPath reports whether match holds for the clean absolute path a names:
+// a.value itself when it is absolute, else a.value from each of dirs.
+func anyPath(a arg, dirs []string, match func(p string) bool) bool {
 	if path.IsAbs(a.value) {
-		return walks(path.Clean(a.value))
+		return match(path.Clean(a.value))
 	}
 	for _, d := range dirs {
-		if walks(path.Join(d, a.value)) {
+		if match(path.Join(d, a.value)) {
 			return true
 		}
 	}
@@ -157,19 +163,10 @@ func recursesLs(args []arg) bool {
 // network mount does not end within a call's timeout (find / under a
 // loaded sandbox ran past FuzzClassify's 10 s).
 func walksRoot(a arg, dirs []string) bool {
-	root := func(p string) bool {
+	return anyPath(a, dirs, func(p string) bool {
 		first, _, _ := strings.Cut(p[1:], "/")
 		return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
-	}
-	if path.IsAbs(a.value) {
-		return root(path.Clean(a.value))
-	}
-	for _, d := range dirs {
-		if root(path.Join(d, a.value)) {
-			return true
-		}
-	}
-	return false
+	})
 }
 
 // endless reports whether p, a clean absolute path (a pattern if glob), is
