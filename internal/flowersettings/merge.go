@@ -134,7 +134,9 @@ func Validate(doc []byte) error {
 	if len(trimmed) == 0 {
 		return errors.New("the file is empty, which is not valid JSON (write {} into it, or delete it)")
 	}
-	if !gjson.ValidBytes(doc) {
+	// jsonscan.Valid bounds the nesting gjson's check recurses through: 8
+	// million brackets ran it past Go's stack (a fatal error, exit 2).
+	if !jsonscan.Valid(string(doc)) {
 		return fmt.Errorf("not valid JSON (%s); fix it or move it away, nothing was changed", syntaxError(doc))
 	}
 	if trimmed[0] != '{' {

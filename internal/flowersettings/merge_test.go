@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/internal/capture"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 const testBin = "/home/u/.local/bin"
@@ -347,5 +348,15 @@ func TestDanglingSymlink(t *testing.T) {
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("settings.json is no longer a symlink (%v)", err)
+	}
+}
+
+// TestValidateDeep: a file nested past jsonscan.MaxNesting is refused as
+// not JSON (encoding/json names the depth), not checked by a recursion
+// that 8 million brackets ran past Go's stack.
+func TestValidateDeep(t *testing.T) {
+	deep := `{"a":` + strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1) + "}"
+	if err := Validate([]byte(deep)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("Validate of a file nested %d deep: %v, want not valid JSON", jsonscan.MaxNesting+1, err)
 	}
 }
