@@ -10,6 +10,7 @@ import (
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/internal/indexguard"
 	"github.com/flowerhooks/flower/internal/spillguard"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // hugeGarbage is the size of the largest bad payload: far beyond any real
@@ -24,6 +25,10 @@ func badPayloads() map[string][]byte {
 		binary[i] = byte(r.UintN(256))
 	}
 	huge := bytes.Repeat([]byte("{garbage"), hugeGarbage/8)
+	// Valid JSON nested past jsonscan.MaxNesting: 8 million levels ran
+	// gjson's recursion past Go's stack limit, a fatal error (exit 2).
+	deep := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -f x","x":` +
+		strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1) + `}}`
 	return map[string][]byte{
 		"empty":                  nil,
 		"whitespace":             []byte(" \n\t\n"),
@@ -34,6 +39,7 @@ func badPayloads() map[string][]byte {
 		"invalid utf-8":          []byte("{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xff\"}}"),
 		"binary":                 binary,
 		"huge garbage":           huge,
+		"nested too deep":        []byte(deep),
 		"no event":               []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`),
 		"null event":             []byte(`{"hook_event_name":null,"tool_name":"Bash"}`),
 		"event is a number":      []byte(`{"hook_event_name":7,"tool_name":"Bash"}`),

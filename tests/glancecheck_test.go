@@ -12,6 +12,7 @@ import (
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/internal/glancecheck"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 func TestGlanceCheckGolden(t *testing.T) { runGolden(t, "glance-check", glancecheck.Main) }
@@ -33,6 +34,19 @@ func TestGlanceCheckArgs(t *testing.T) {
 	}
 	if stderr.Len() != 0 {
 		t.Errorf("stderr: %q", stderr.String())
+	}
+}
+
+// TestGlanceCheckJSONLDeep: a line nested past jsonscan.MaxNesting is not
+// valid JSON there: 9 million brackets ran gjson's check past Go's stack,
+// a fatal error (exit 2).
+func TestGlanceCheckJSONLDeep(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1)
+	var stdout, stderr bytes.Buffer
+	code := glancecheck.Main([]string{"--jsonl"}, strings.NewReader("\"ls\"\n"+deep+"\n"), &stdout, &stderr)
+	if code != 3 || stdout.Len() != 0 || stderr.String() != "glance-check: stdin line 2: not valid JSON, want a JSON string\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 and line 2 named", code, stdout.String(), stderr.String())
 	}
 }
 

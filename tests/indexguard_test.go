@@ -446,6 +446,25 @@ func TestWorkbenchHostileRepository(t *testing.T) {
 				t.Errorf("written through the symlink (-before +after):\n%s", diff)
 			}
 
+			// A user file naming the workbench relative to the project (the
+			// README's example names ".flower") names the repository's folder:
+			// its symlink is refused as the default's is.
+			if tc.link == ".flower" {
+				cfg := t.TempDir()
+				t.Setenv("XDG_CONFIG_HOME", cfg)
+				os.MkdirAll(filepath.Join(cfg, "flower"), 0o700)
+				os.WriteFile(filepath.Join(cfg, "flower", "config.json"), []byte(`{"workbench": ".flower"}`), 0o600)
+				if code, out, errs := run(t, nil, `"hook_event_name":"SessionStart","source":"startup"`, cwd); code != 1 || out != "" {
+					t.Errorf("user file names .flower: index-guard exit %d, stdout %.100q, stderr %q; want exit 1", code, out, errs)
+				}
+				if code, upd, errs := runSpill(t, spillPayload("Bash", "toolu_z", big)); code != 1 || upd != nil {
+					t.Errorf("user file names .flower: spill-guard exit %d, stderr %q; want exit 1", code, errs)
+				}
+				if diff := cmp.Diff(before, tree(t, other)); diff != "" {
+					t.Errorf("user file names .flower: written through the symlink (-before +after):\n%s", diff)
+				}
+			}
+
 			// Named by the user, a symlinked workbench is the user's choice.
 			if tc.link == ".flower" {
 				t.Setenv("FLOWER_WORKBENCH", filepath.Join(proj, ".flower"))

@@ -262,6 +262,29 @@ func TestSpillGuardSymlinks(t *testing.T) {
 			t.Errorf("exit %d, output %.100s, stderr %q: want the read untouched", code, updated, stderr)
 		}
 	})
+	t.Run("spill/.tmp is a symlink", func(t *testing.T) {
+		// A repository commits .flower/spill/.tmp -> ../..: the cleanup of
+		// killed writers' leftovers must not list the project folder and
+		// remove its files.
+		project := t.TempDir()
+		wb := filepath.Join(project, ".flower")
+		os.MkdirAll(filepath.Join(wb, "spill"), 0o700)
+		os.Symlink("../..", filepath.Join(wb, "spill", ".tmp"))
+		old := time.Now().Add(-48 * time.Hour)
+		for _, name := range []string{"README.md", ".README.md.tmp-2147483647-1"} {
+			os.WriteFile(filepath.Join(project, name), []byte("the project's own"), 0o644)
+			os.Chtimes(filepath.Join(project, name), old, old)
+		}
+		code, updated, stderr := runSpill(t, spillPayload("Bash", "t4", resp), "--workbench", wb)
+		if code != 1 || updated != nil || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("exit %d, output %s, stderr %q: want exit 1, nothing, one line", code, updated, stderr)
+		}
+		for _, name := range []string{"README.md", ".README.md.tmp-2147483647-1"} {
+			if _, err := os.Stat(filepath.Join(project, name)); err != nil {
+				t.Errorf("the project's %s: %v", name, err)
+			}
+		}
+	})
 	t.Run("workbench root is a symlink", func(t *testing.T) {
 		root := t.TempDir()
 		os.MkdirAll(filepath.Join(root, "real"), 0o700)

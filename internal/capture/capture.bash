@@ -128,9 +128,21 @@ fi
 # planted there (a symlink, a FIFO) is opened. It is then reopened for
 # appending, as Claude Code opens its own output file: a command that
 # appends to /dev/stdout must not be overwritten by the shell's next write.
+# It is the owner's alone from the start, as spill files are: a spill folder
+# the repository committed has the checkout's modes (0755), and the output
+# is written while the command runs. The shell's umask, read from /proc
+# (builtins only), is set back right after.
 if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 	_flower_fd=
 	_flower_append=
+	_flower_umask=
+	if [[ -r /proc/$$/status ]]; then
+		while builtin read -r _flower_k _flower_umask; do
+			[[ $_flower_k == Umask: ]] && break
+			_flower_umask=
+		done </proc/$$/status
+	fi
+	[[ $_flower_umask == [0-7][0-7][0-7][0-7] ]] && builtin umask 077
 	if [[ -o noclobber ]]; then
 		{ exec {_flower_fd}>"$_flower_file"; } 2>/dev/null
 	else
@@ -138,6 +150,7 @@ if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 		{ exec {_flower_fd}>"$_flower_file"; } 2>/dev/null
 		set +C
 	fi
+	[[ $_flower_umask == [0-7][0-7][0-7][0-7] ]] && builtin umask "$_flower_umask"
 	if [[ -n $_flower_fd ]]; then
 		{ exec {_flower_append}>>"/dev/fd/$_flower_fd"; } 2>/dev/null
 		exec {_flower_fd}>&-
@@ -154,7 +167,7 @@ if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 		builtin unset -v FLOWER_BASH_ENV
 	fi
 fi
-builtin unset -v _flower_go _flower_s _flower_p _flower_root _flower_named _flower_file _flower_fd _flower_append
+builtin unset -v _flower_go _flower_s _flower_p _flower_root _flower_named _flower_file _flower_fd _flower_append _flower_k _flower_umask
 
 # The user's own BASH_ENV (moved to FLOWER_BASH_ENV by the installer, back in
 # BASH_ENV once the output is captured), expanded as bash expands BASH_ENV;

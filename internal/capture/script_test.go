@@ -274,6 +274,31 @@ func TestScriptWorkbench(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a spill folder the repository committed", func(t *testing.T) {
+		// A checkout makes it 0755: the output written while the command
+		// runs is still the owner's alone, and the command's umask is its own.
+		t.Parallel()
+		sh := newShell(t)
+		os.MkdirAll(filepath.Join(sh.project, ".flower", "spill"), 0o755)
+		os.Chmod(filepath.Join(sh.project, ".flower"), 0o755)
+		os.Chmod(filepath.Join(sh.project, ".flower", "spill"), 0o755)
+		got, _ := sh.captured("", "umask 0022 && umask && umask 0027 && umask")
+		if got != "0022\n0027\n" {
+			t.Errorf("the command printed %q", got)
+		}
+		own, err := exec.Command("bash", "-c", "umask").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ = sh.captured("", "umask"); got != string(own) {
+			t.Errorf("the command's umask is %q, want the shell's own %q", got, own)
+		}
+		for _, f := range sh.spill() {
+			if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: mode %v (%v), want 0600", f, fi.Mode().Perm(), err)
+			}
+		}
+	})
 	refused := map[string]func(sh *shell){
 		"symlinked workbench": func(sh *shell) {
 			os.Mkdir(filepath.Join(sh.dir, "elsewhere"), 0o755)

@@ -21,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
@@ -127,9 +129,13 @@ func printConfig(w io.Writer, cfg *config.Config, entries error) error {
 			continue
 		}
 		for i, e := range v.Extras {
-			desc := e.Command
+			desc := printable(e.Command)
 			if len(e.Options) > 0 {
-				desc += " [" + strings.Join(e.Options, " ") + "]"
+				opts := make([]string, len(e.Options))
+				for i, o := range e.Options {
+					opts[i] = printable(o)
+				}
+				desc += " [" + strings.Join(opts, " ") + "]"
 			}
 			switch {
 			case e.Operands == 0:
@@ -158,6 +164,16 @@ func printConfig(w io.Writer, cfg *config.Config, entries error) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// printable is s as it is when every character of it prints, else quoted:
+// an entry can hold a terminal's escape sequences, and a trusted project's
+// file is still the repository's text.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // fileState says where a file is and what became of it.

@@ -286,6 +286,11 @@ func writable(settings, path string, info os.FileInfo) error {
 	if info != nil && info.Mode().Perm()&0o200 == 0 {
 		return cannotWrite(settings, path, fmt.Errorf("it is read-only (mode %04o)", info.Mode().Perm()))
 	}
+	// A link to a file not there (a dotfile manager's, before its
+	// checkout): the rename would replace the link with a plain file.
+	if dest, err := os.Readlink(path); info == nil && err == nil {
+		return cannotWrite(settings, path, fmt.Errorf("it is a symlink to %s, which does not exist (create that file with {} in it)", dest))
+	}
 	dir := filepath.Dir(path)
 	for {
 		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/jsonkind"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // Change is one edit of a settings file: a hook entry added, removed, or
@@ -133,7 +134,9 @@ func Validate(doc []byte) error {
 	if len(trimmed) == 0 {
 		return errors.New("the file is empty, which is not valid JSON (write {} into it, or delete it)")
 	}
-	if !gjson.ValidBytes(doc) {
+	// jsonscan.Valid bounds the nesting gjson's check recurses through: 8
+	// million brackets ran it past Go's stack (a fatal error, exit 2).
+	if !jsonscan.Valid(string(doc)) {
 		return fmt.Errorf("not valid JSON (%s); fix it or move it away, nothing was changed", syntaxError(doc))
 	}
 	if trimmed[0] != '{' {
@@ -148,7 +151,57 @@ func Validate(doc []byte) error {
 			return fmt.Errorf(`"hooks.%s" is %s, want an array; nothing was changed`, event, jsonkind.Of(v))
 		}
 	}
+	if err := duplicateKeys(doc); err != nil {
+		return err
+	}
 	return validateEnv(doc)
+}
+
+// duplicateKeys says which object that flower reads or edits holds a key
+// twice: the top level, "hooks", its entries and their hooks, "env".
+// gjson reads the first of two, Claude Code's JSON.parse the last: flower
+// would wire its hooks, or remove them, in an object Claude Code never
+// reads, and say it had.
+func duplicateKeys(doc []byte) error {
+	check := func(obj gjson.Result, path string) error {
+		seen := map[string]bool{}
+		var err error
+		jsonscan.EachMember(obj.Raw, func(key, _ string, _ int) bool {
+			k := jsonscan.Key(key)
+			if seen[k] {
+				where := "the top level"
+				if path != "" {
+					where = strconv.Quote(path)
+				}
+				err = fmt.Errorf("%s holds the key %q twice (Claude Code reads the last, flower would edit the first); keep one, nothing was changed", where, k)
+			}
+			seen[k] = true
+			return err == nil
+		})
+		return err
+	}
+	if err := check(gjson.ParseBytes(doc), ""); err != nil {
+		return err
+	}
+	for _, path := range []string{"hooks", envKey} {
+		if err := check(gjson.GetBytes(doc, path), path); err != nil {
+			return err
+		}
+	}
+	for _, event := range events() {
+		for gi, g := range gjson.GetBytes(doc, "hooks."+gjson.Escape(event)).Array() {
+			group := fmt.Sprintf("hooks.%s.%d", event, gi)
+			if err := check(g, group); err != nil {
+				return err
+			}
+			for hi, h := range g.Get("hooks").Array() {
+				if err := check(h, fmt.Sprintf("%s.hooks.%d", group, hi)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // syntaxError locates a JSON syntax error for the message, as line:column.

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/internal/capture"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 const testBin = "/home/u/.local/bin"
@@ -324,5 +325,38 @@ func TestCannotWrite(t *testing.T) {
 		if got := cannotWrite(tc.settings, tc.path, tc.err).Error(); got != tc.want {
 			t.Errorf("cannotWrite(%q, %q, %v) = %q, want %q", tc.settings, tc.path, tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestDanglingSymlink: a settings.json that is a link to a file not there
+// (a dotfile manager's, before its checkout) is refused, naming the link's
+// target; it once was replaced by a plain file, the link lost.
+func TestDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "settings.json")
+	dest := filepath.Join(dir, "dotfiles", "settings.json")
+	if err := os.Symlink(dest, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "delegate-guard"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"--settings", link, "--bin", dir, "--layers", "1"}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), dest) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 1, one line naming %s", code, stderr.String(), dest)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("settings.json is no longer a symlink (%v)", err)
+	}
+}
+
+// TestValidateDeep: a file nested past jsonscan.MaxNesting is refused as
+// not JSON (encoding/json names the depth), not checked by a recursion
+// that 8 million brackets ran past Go's stack.
+func TestValidateDeep(t *testing.T) {
+	deep := `{"a":` + strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1) + "}"
+	if err := Validate([]byte(deep)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("Validate of a file nested %d deep: %v, want not valid JSON", jsonscan.MaxNesting+1, err)
 	}
 }

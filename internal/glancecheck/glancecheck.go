@@ -47,6 +47,7 @@ import (
 	"github.com/flowerhooks/flower/pkg/hook"
 
 	"github.com/flowerhooks/flower/pkg/jsonkind"
+	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 const name = "glance-check"
@@ -225,7 +226,7 @@ func jsonString(raw []byte) (string, string) {
 		return "", "not valid UTF-8"
 	case len(bytes.TrimSpace(raw)) == 0:
 		return "", "empty line, want a JSON string"
-	case !gjson.ValidBytes(raw):
+	case !jsonscan.Valid(string(raw)): // gjson.ValidBytes recursed past Go's stack on 9 million brackets
 		return "", "not valid JSON, want a JSON string"
 	}
 	v := gjson.ParseBytes(raw)

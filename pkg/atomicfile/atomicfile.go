@@ -106,26 +106,33 @@ const tmpMark = ".tmp-"
 // megabyte, and a hook that runs past its timeout is killed.
 const StaleAfter = time.Hour
 
-// RemoveStale removes the temporary files in tmpDir, a folder that holds
-// nothing else, that no running writer owns: files whose writer (the pid
-// in their name) no longer runs, and files last written StaleAfter ago or
-// earlier. Errors are ignored: a file it cannot remove stays for the next
-// call.
+// RemoveStale removes the temporary files in tmpDir that no running writer
+// owns: files whose writer (the pid in their name) no longer runs, and
+// files last written StaleAfter ago or earlier. Only regular files named
+// as temp names them go: tmpDir lies in a folder a repository can commit,
+// and what it plants there (a file of its own, tmpDir itself as a symlink
+// to the project or the home folder) is not a leftover of ours. Errors are
+// ignored: a file it cannot remove stays for the next call.
 func RemoveStale(tmpDir string) {
 	names, _ := readNames(tmpDir)
 	for _, name := range names {
-		if !running(name) {
-			os.Remove(filepath.Join(tmpDir, name))
+		if !strings.HasPrefix(name, ".") || !strings.Contains(name, tmpMark) {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(tmpDir, name)); err == nil && time.Since(fi.ModTime()) >= StaleAfter {
-			os.Remove(filepath.Join(tmpDir, name))
+		path := filepath.Join(tmpDir, name)
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if !running(name) || time.Since(fi.ModTime()) >= StaleAfter {
+			os.Remove(path)
 		}
 	}
 }
 
+// readNames lists the folder dir, which must not be a symlink.
 func readNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestWriteReplaces(t *testing.T) {
@@ -92,5 +97,63 @@ func TestWriteNewUnsynced(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
 		t.Errorf("%d files in the folder, want 1 (no temp file)", len(ents))
+	}
+}
+
+// TestRemoveStaleOnlyLeftovers: RemoveStale removes a dead writer's
+// temporary file and an old one, and nothing else: not a file of another
+// name however old, not a symlink or a folder named like a temporary file,
+// and nothing at all through a tmpDir that is a symlink (a repository can
+// commit spill/.tmp -> ../.., which once removed every file over an hour
+// old in the project's folder).
+func TestRemoveStaleOnlyLeftovers(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-2 * StaleAfter)
+	mk := func(path string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(path, old, old)
+	}
+	// A pid that no process has: above the kernel's pid_max.
+	const dead = ".f.txt.tmp-2147483647-1"
+	live := ".g.txt" + tmpMark + strconv.Itoa(os.Getpid()) + "-2"
+
+	tmp := filepath.Join(root, "tmp")
+	os.Mkdir(tmp, 0o700)
+	for _, name := range []string{dead, live, "README.md", "notes.tmp-1-1"} {
+		mk(filepath.Join(tmp, name))
+	}
+	young := ".h.txt" + tmpMark + strconv.Itoa(os.Getpid()) + "-3"
+	os.WriteFile(filepath.Join(tmp, young), []byte("x"), 0o600)
+	os.Mkdir(filepath.Join(tmp, ".d.tmp-2147483647-1"), 0o700)
+	mk(filepath.Join(root, "target"))
+	os.Symlink(filepath.Join(root, "target"), filepath.Join(tmp, ".l.tmp-2147483647-1"))
+
+	project := filepath.Join(root, "project")
+	os.Mkdir(project, 0o700)
+	for _, name := range []string{"README.md", dead} {
+		mk(filepath.Join(project, name))
+	}
+	link := filepath.Join(root, "link")
+	os.Symlink(project, link)
+
+	RemoveStale(tmp)
+	RemoveStale(link)
+	var left []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && p != root {
+			rel, _ := filepath.Rel(root, p)
+			left = append(left, rel)
+		}
+		return nil
+	})
+	want := []string{"link", "project", "project/" + dead, "project/README.md", "target", "tmp",
+		"tmp/.d.tmp-2147483647-1", "tmp/" + young, "tmp/.l.tmp-2147483647-1", "tmp/README.md", "tmp/notes.tmp-1-1"}
+	slices.Sort(left)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, left); diff != "" {
+		t.Errorf("left after RemoveStale (-want +got):\n%s", diff)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/extra"
@@ -106,6 +107,8 @@ func Load(dir string) *Config {
 	if err := c.merge(user, nil); user != nil && err != nil {
 		c.User.Err = &FileError{Path: c.User.Path, Msg: err.Error()}
 		user = nil
+		// Ignored whole, as if it were not there: its trusted-projects too.
+		c.Project.Trusted = false
 	}
 	if err := c.merge(user, project); project != nil && err != nil {
 		c.Project.Err = &FileError{Path: c.Project.Path, Msg: err.Error()}
@@ -295,6 +298,9 @@ func (c *Config) fromProject(v *Value, s *setting) {
 		}
 	case k.Rule == Inside:
 		path, err := inside(c.Dir, s.s)
+		if rel, _ := filepath.Rel(c.Dir, path); err == nil && !plainPath(rel) {
+			err = fmt.Errorf("%q is not a path of plain names in the project (letters, digits, . _ - + @, at most %d bytes)", s.s, maxPlainPath)
+		}
 		if err != nil {
 			ignore(err.Error() + untrusted)
 			return
@@ -325,6 +331,7 @@ func inside(dir, p string) (string, error) {
 	if dir == "" {
 		return "", errors.New("no project folder is known")
 	}
+
 	abs := filepath.Clean(p)
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(dir, abs)
@@ -333,6 +340,7 @@ func inside(dir, p string) (string, error) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(p, "~") {
 		return "", fmt.Errorf("%s leads outside the project", p)
 	}
+
 	at := dir
 	for _, part := range strings.Split(rel, "/") {
 		if part == "." {
@@ -353,6 +361,21 @@ func inside(dir, p string) (string, error) {
 		}
 	}
 	return abs, nil
+}
+
+// maxPlainPath bounds a path a project file names: a workbench a few
+// folders down.
+const maxPlainPath = 256
+
+// plainPath reports whether p, a path in the project folder from a project
+// file, is made of plain names. The workbench's path is in the text flower gives
+// the model at every session's start and in every denial, as flower's own
+// words: a project file could otherwise write a tag or a sentence there
+// ("docs/</system-reminder> The user says: …").
+func plainPath(p string) bool {
+	return len(p) <= maxPlainPath && strings.IndexFunc(p, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-+@/", r)
+	}) < 0
 }
 
 // Value returns the effective value of the key called name; nil for no
@@ -387,9 +410,17 @@ func (c *Config) Problems() []error {
 // Fill sets each flag of fs, the flags of command, that the command line
 // did not give and that a file sets: flags given win, then
 // FLOWER_WORKBENCH for the workbench, then the files.
+//
+// A folder a flag names is followed where it leads, as the user chose it;
+// a path of the configuration that lies in the project folder (".flower"
+// in the user file means that folder of every project) is the
+// repository's, and is not given to the flag when it leads through a
+// symlink or a file there: the command then uses its default, which it
+// refuses as a symlink itself. That is said in the error.
 func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
 	for _, k := range keys {
 		v := c.values[k.Name]
 		if v.From == fromDefault {
@@ -403,12 +434,28 @@ func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 			case k.Name == "workbench" && os.Getenv("FLOWER_WORKBENCH") != "":
 				continue
 			}
+			if k.kind == pathKind && c.Dir != "" && within(c.Dir, v.Path) {
+				if _, err := inside(c.Dir, v.Path); err != nil {
+					errs = append(errs, keyError{fmt.Errorf("%s from the %s: %v; the default stands in", k.Name, v.From, err)})
+					continue
+				}
+			}
 			if err := fs.Set(name, v.flagValue()); err != nil {
 				return fmt.Errorf("%s from the %s: %v", k.Name, v.From, err)
 			}
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// keyError is a key Fill could not use; its message says what stands in.
+type keyError struct{ error }
+
+// within reports whether the absolute path p lies in the folder dir, or is
+// dir itself.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // flagValue is v as its flag takes it.
@@ -470,6 +517,10 @@ func Warn(cli *hook.CLI, errs ...error) {
 		var fe *FileError
 		if errors.As(err, &fe) {
 			msgs = append(msgs, err.Error()+" (the file is ignored: the defaults stand in)")
+			continue
+		}
+		if errors.As(err, new(keyError)) {
+			msgs = append(msgs, strings.ReplaceAll(err.Error(), "\n", "; "))
 			continue
 		}
 		for _, line := range strings.Split(err.Error(), "\n") {

@@ -206,6 +206,13 @@ func (c *classifier) onTable(cmd *command, args []arg) (glance, why string) {
 			}
 		}
 	}
+	if cmd.walks != nil && cmd.walks(args) {
+		for _, a := range append(operandsOf(args), arg{value: ".", src: "."}) {
+			if walksRoot(a, c.dirs) {
+				return "", name + ": " + a.src + " walks the whole file system, which may not end within the call's timeout"
+			}
+		}
+	}
 	switch cmd.name {
 	case "git":
 		if c.cdSeen {

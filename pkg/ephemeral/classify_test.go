@@ -210,6 +210,9 @@ var glances = []string{
 	"grep -rn TODO src",
 	"grep -c x /dev/null",
 	"find /dev -maxdepth 1 -name null",
+	"find /proc/self -maxdepth 1 -name status",
+	"ls -R .git/refs",
+	"du -s .",
 	"ls ~",
 	"cd src && cat a.go",
 	"echo {1..5}",
@@ -568,6 +571,17 @@ var refused = []classifyCase{
 	{"cd / && grep -r x .", false, "read recursively"},
 	{"cd / && grep -r x", false, "read recursively"}, // found by FuzzClassify
 	{"cd / && rg x", false, "read recursively"},
+	// Walking the whole file system lists every mount: under a loaded
+	// sandbox find / ran past FuzzClassify's timeout (the crasher is kept).
+	{`find ////. {} \;`, false, "walks the whole file system"},
+	{"find / -name x", false, "walks the whole file system"},
+	{"cd / && find . -type f", false, "walks the whole file system"},
+	{"du -sh /", false, "walks the whole file system"},
+	{"du -s /*", false, "walks the whole file system"},
+	{"tree /", false, "walks the whole file system"},
+	{"ls -laR /", false, "walks the whole file system"},
+	{"ls --recursive /", false, "walks the whole file system"},
+	{"cd / && ls -R", false, "walks the whole file system"},
 	{"rg x /sys", false, "read recursively"},
 	{"diff -r /proc/self /tmp", false, "read recursively"},
 	{"cat /proc/self/pagemap", false, "may never end"},

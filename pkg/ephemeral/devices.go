@@ -77,11 +77,17 @@ func walksDevices(a arg, dirs []string) bool {
 		}
 		return false
 	}
+	return anyPath(a, dirs, walks)
+}
+
+// anyPath reports whether match holds for the clean absolute path a names:
+// a.value itself when it is absolute, else a.value from each of dirs.
+func anyPath(a arg, dirs []string, match func(p string) bool) bool {
 	if path.IsAbs(a.value) {
-		return walks(path.Clean(a.value))
+		return match(path.Clean(a.value))
 	}
 	for _, d := range dirs {
-		if walks(path.Join(d, a.value)) {
+		if match(path.Join(d, a.value)) {
 			return true
 		}
 	}
@@ -130,8 +136,38 @@ func recursesDiff(args []arg) bool {
 var diffRecursive = []flagRule{{short: 'r', long: "recursive"}}
 
 // always is the recurses of a command that always reads folders
-// recursively when given one (rg).
+// recursively when given one (rg), and the walks of one that always walks
+// them (find, du, tree).
 func always([]arg) bool { return true }
+
+// recursesLs reports whether ls's options may make it list folders
+// recursively: an R in a short cluster, a long option that may abbreviate
+// --recursive.
+func recursesLs(args []arg) bool {
+	for _, a := range args {
+		long, isLong := strings.CutPrefix(a.value, "--")
+		switch {
+		case !a.isOption():
+		case !isLong && strings.IndexByte(a.value[1:], 'R') >= 0:
+			return true
+		case isLong && long != "" && strings.HasPrefix("recursive", long):
+			return true
+		}
+	}
+	return false
+}
+
+// walksRoot reports whether a, an operand of a command that walks folders
+// (find, du, tree, ls -R), is / or may be, read as walksDevices reads it:
+// the whole file system, every mount included, which on a large disk or a
+// network mount does not end within a call's timeout (find / under a
+// loaded sandbox ran past FuzzClassify's 10 s).
+func walksRoot(a arg, dirs []string) bool {
+	return anyPath(a, dirs, func(p string) bool {
+		first, _, _ := strings.Cut(p[1:], "/")
+		return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
+	})
+}
 
 // endless reports whether p, a clean absolute path (a pattern if glob), is
 // or may match a device or kernel stream: anything under /dev but /dev/null,

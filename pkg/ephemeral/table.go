@@ -30,6 +30,10 @@ type command struct {
 	// read folders recursively; its operands may then not be / or lie in
 	// /dev, /proc or /sys (walksDevices).
 	recurses func(args []arg) bool
+	// walks, when set, says whether these arguments make the command walk
+	// folders, listing what it finds (find, du, ls -R); its operands may
+	// then not be / (walksRoot).
+	walks func(args []arg) bool
 }
 
 // noOperands is the limit of a command that must have no operands.
@@ -67,7 +71,7 @@ var (
 // (letting a command through on the main thread, and expiring its result).
 // Only commands whose every form not refused here reads and prints are on it.
 var table = []*command{
-	{name: "ls", about: "lists directory contents"},
+	{name: "ls", about: "lists directory contents", walks: recursesLs},
 	{name: "cat", about: "prints files"},
 	{name: "head", about: "prints the start of files"},
 	{name: "tail", about: "prints the end of files", deny: followRules,
@@ -87,7 +91,7 @@ var table = []*command{
 		{long: "hostname-bin", why: "runs a command to learn the host name"},
 		{short: 'z', long: "search-zip", why: "runs decompression programs"},
 	}},
-	{name: "find", about: "lists files by name and type", deny: []flagRule{
+	{name: "find", about: "lists files by name and type", walks: always, deny: []flagRule{
 		{word: "-exec", why: "runs a command"},
 		{word: "-execdir", why: "runs a command"},
 		{word: "-ok", why: "runs a command"},
@@ -125,9 +129,9 @@ var table = []*command{
 		{short: 'z', long: "uncompress", why: "runs decompression programs"},
 		{short: 'Z', long: "uncompress-noreport", why: "runs decompression programs"},
 	}},
-	{name: "du", about: "prints disk usage"},
+	{name: "du", about: "prints disk usage", walks: always},
 	{name: "df", about: "prints free disk space"},
-	{name: "tree", about: "lists a directory tree", deny: []flagRule{
+	{name: "tree", about: "lists a directory tree", walks: always, deny: []flagRule{
 		{short: 'o', why: "writes the output to a file"},
 		{short: 'R', why: "writes 00Tree.html files into every directory"},
 	}},

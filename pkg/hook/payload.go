@@ -72,7 +72,7 @@ func ParsePayload(raw string) (*Payload, error) {
 	// gjson.Valid made a whole hook run 1.2 to 1.3x slower
 	// (docs/BENCHMARKS.md, "What the read path's pieces buy").
 	case !jsonscan.Valid(raw):
-		return nil, fmt.Errorf("stdin is not valid JSON (%d bytes)", len(raw))
+		return nil, fmt.Errorf("stdin is not valid JSON (%d bytes), or nested deeper than %d levels", len(raw), jsonscan.MaxNesting)
 	case raw[jsonscan.SkipSpace(raw, 0)] != '{':
 		return nil, errors.New("stdin is not a JSON object")
 	}

@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"bytes"
 	"math/bits"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -19,7 +21,8 @@ const LongString = 1024
 // strings of s that are LongString bytes or longer out of s: they are
 // checked eight bytes at a step (ValidStringBody), and gjson.Valid checks the rest, the document with
 // those bodies cut out. The two checks together accept exactly what
-// gjson.Valid accepts; FuzzValid compares them.
+// gjson.Valid accepts; FuzzValid compares them. The one exception: a
+// document nested deeper than MaxNesting is not valid.
 func Valid(s string) bool {
 	if len(s) < LongString+2 {
 		return gjson.Valid(s) // no string in it is long: skip the scan
@@ -28,10 +31,56 @@ func Valid(s string) bool {
 	defer skeletons.Put(buf)
 	skel, ok := cutLong(s, LongString, (*buf)[:0], func(q, end int) bool { return ValidStringBody(s[q+1 : end-1]) })
 	if skel == nil {
-		return ok && gjson.Valid(s)
+		return ok && shallow(s) && gjson.Valid(s)
 	}
 	*buf = skel
-	return ok && gjson.ValidBytes(skel)
+	return ok && shallow(skel) && gjson.ValidBytes(skel)
+}
+
+// MaxNesting bounds how deep arrays and objects nest in a document Valid
+// accepts. gjson.Valid recurses once a level, about a hundred bytes of
+// stack each: a 16 MB hook payload of 8 million brackets ran Go's stack
+// past its 1 GB limit, a fatal error that exits 2 (Claude Code's "block").
+// No hook payload nests so deep: Claude Code serializes it with
+// JSON.stringify, which node 22 gives up at 5,000 levels (measured).
+const MaxNesting = 100_000
+
+// shallow reports whether arrays and objects in s nest at most MaxNesting
+// deep. Each level takes a bracket, so s of at most MaxNesting brackets
+// is not walked: counting them (a vectorized pass) costs a 1 MB payload of
+// short strings a few percent of its validation, a walk a fifth.
+func shallow[T string | []byte](s T) bool {
+	if len(s) <= MaxNesting {
+		return true
+	}
+	var brackets int
+	switch v := any(s).(type) {
+	case string:
+		brackets = strings.Count(v, "[") + strings.Count(v, "{")
+	case []byte:
+		brackets = bytes.Count(v, []byte{'['}) + bytes.Count(v, []byte{'{'})
+	}
+	if brackets <= MaxNesting {
+		return true
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if depth++; depth > MaxNesting {
+				return false
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return true
 }
 
 // skeletons are Valid's buffers, reused: prune-session validates every

@@ -164,3 +164,33 @@ func TestValidStringBodyEveryOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestValidNesting: a document nested deeper than MaxNesting is refused,
+// with long strings in it or not, and one nested as deep is not; gjson's
+// recursion on 8 million levels overran Go's stack (a fatal error).
+func TestValidNesting(t *testing.T) {
+	long := `"` + strings.Repeat("x", LongString) + `"`
+	for _, tc := range []struct {
+		name  string
+		depth int
+		inner string
+		want  bool
+	}{
+		{"at the limit", MaxNesting, "1", true},
+		{"past it", MaxNesting + 1, "1", false},
+		{"past it, with a long string", MaxNesting + 1, long, false},
+		{"past it, objects", MaxNesting + 1, "", false},
+	} {
+		open, close := strings.Repeat("[", tc.depth), strings.Repeat("]", tc.depth)
+		if tc.inner == "" {
+			open, close = strings.Repeat(`{"a":`, tc.depth-1)+"{", "}"+strings.Repeat("}", tc.depth-1)
+		}
+		if got := Valid(open + tc.inner + close); got != tc.want {
+			t.Errorf("%s: Valid = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Brackets in strings do not nest.
+	if s := `["` + strings.Repeat("[", MaxNesting+1) + `"]`; !Valid(s) {
+		t.Error("brackets inside a string counted as nesting")
+	}
+}

@@ -374,7 +374,10 @@ func (w *Workbench) save(rec *record, start time.Time) error {
 }
 
 // recorded returns the index of the saved record if nothing it depends on
-// changed since, else nil.
+// changed since, else nil. The record is a file in the workbench, which a
+// repository can commit: its descriptions are cleaned as a file's header
+// is (a newline in one would close the index's code fence), and it holds
+// nothing that matches without a stat (see unchanged).
 func (w *Workbench) recorded(limit int) *Index {
 	b, err := w.ReadState(recordFile)
 	if err != nil {
@@ -389,19 +392,22 @@ func (w *Workbench) recorded(limit int) *Index {
 			return nil
 		}
 	}
-	for _, e := range rec.Entries {
+	for i, e := range rec.Entries {
 		if !w.unchanged(stamp{e.Path, e.Size, e.ModTime}, false) {
 			return nil
 		}
+		rec.Entries[i].Description = clean(e.Description)
 	}
 	return &Index{Entries: rec.Entries, Scripts: rec.Scripts, Artifacts: rec.Artifacts}
 }
 
-// unchanged reports whether a stat of s.Path says what s says.
+// unchanged reports whether a stat of s.Path says what s says. Only a
+// folder may be recorded as absent (scripts/ before anything is saved
+// there): INDEX.md and a listed file are there when a record is saved.
 func (w *Workbench) unchanged(s stamp, dir bool) bool {
 	fi, err := w.root.Lstat(s.Path)
 	if err != nil {
-		return s.Size == absent && errors.Is(err, fs.ErrNotExist)
+		return dir && s.Size == absent && errors.Is(err, fs.ErrNotExist)
 	}
 	return fi.IsDir() == dir && (dir || fi.Mode().IsRegular()) && fi.Size() == s.Size && fi.ModTime().Equal(s.ModTime)
 }
