@@ -178,6 +178,9 @@ func newExtra(e Extra) (*entry, error) {
 			return nil, fmt.Errorf("%s: %s; it cannot be a glance (a hands-on entry, under delegate-guard.main-thread, may name it)", name, why)
 		}
 	}
+	if family, ok := runsCode(name); ok {
+		return nil, fmt.Errorf("%s: %s runs code it is given (a script, a package, another program); no entry may name it", name, family)
+	}
 	if slices.ContainsFunc(table, func(c *command) bool { return c.name == name }) && !e.MainThread {
 		return nil, fmt.Errorf("%s is on the built-in glance table, whose rules an entry does not change", name)
 	}
@@ -188,6 +191,28 @@ func newExtra(e Extra) (*entry, error) {
 		}
 	}
 	return x, nil
+}
+
+// codeRunners are programs, beyond the table's refusals, that run code or
+// another program they are given; with a version after the name too
+// (python3.12, node18, pypy3, ruby3.2, tclsh8.6): an entry naming one would
+// let a line run whatever its arguments say.
+var codeRunners = []string{"python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "irb", "perl",
+	"php", "lua", "luajit", "tclsh", "wish", "expect", "Rscript", "julia", "jshell", "groovy",
+	"osascript", "pwsh", "powershell", "guile", "racket", "sbcl", "clisp", "ghci", "runghc",
+	"npx", "pnpx", "bunx", "uvx", "pipx", "strace", "ltrace", "gdb", "lldb", "valgrind",
+	"nix-shell", "firejail", "unshare", "nsenter", "systemd-run", "ssh", "script", "screen", "tmux",
+	"at", "batch", "ed", "ex"}
+
+// runsCode reports whether name is one of codeRunners, alone or followed by
+// a version (digits, dots and dashes), and which.
+func runsCode(name string) (string, bool) {
+	for _, r := range codeRunners {
+		if rest, ok := strings.CutPrefix(name, r); ok && strings.Trim(rest, "0123456789.-") == "" {
+			return r, true
+		}
+	}
+	return "", false
 }
 
 // refusalOf returns why name is never a glance, if the table names it so.
