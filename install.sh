@@ -25,7 +25,8 @@ paths to those binaries.
                      3  spill-guard: long tool results spilled to the workbench
                      capture  opt-in, with 3: the whole output of every Bash
                         call, failing or not, kept in the workbench (a bash
-                        script named by BASH_ENV runs before each call; README)
+                        script named by BASH_ENV runs before each call;
+                        docs/REFERENCE.md)
                    Entries of layers not listed are removed. Default: the layers
                    already wired, or 1,2,3 on a first install.
   --prefix DIR     install into DIR/bin (default $PREFIX, else ~/.local)

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -76,6 +77,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stdout, "%s: ok\n", *check)
 		return hook.ExitOK
 	}
+	// A folder named on the command line is the one asked about, also
+	// inside a session, where $CLAUDE_PROJECT_DIR names the session's.
 	dir := c.Flags.Arg(0)
 	if dir == "" {
 		wd, err := os.Getwd()
@@ -85,8 +88,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		dir = config.ProjectDir(wd)
 	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return c.Fail(fmt.Errorf("%s is not a folder", dir))
+	} else if dir, err = filepath.Abs(dir); err != nil {
+		return c.Fail(err)
 	}
-	cfg := config.Load(config.ProjectDir(dir))
+	cfg := config.Load(dir)
 	if *log {
 		return printLog(c, cfg, *session, *asJSON)
 	}

@@ -36,7 +36,7 @@ var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill, LayerCapture
 
 // DefaultLayers are wired when --layers is not given and nothing of flower is
 // wired yet. The capture layer is opt-in: it runs a script in every Bash call
-// (see the README's section on it).
+// (see its section in docs/REFERENCE.md).
 var DefaultLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
 
 // Entry is one hook handler flower puts into a settings file.
