@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
@@ -118,8 +119,9 @@ func removeStale(project string, now time.Time) {
 }
 
 // removeListed removes the spill files a fork's list names, and the
-// temporary files of spill files in their folders. The list is read as
-// data: only regular files named as --trim names them are removed.
+// temporary files of killed writers in their folders (package spill keeps
+// them in a folder of its own). The list is read as data: only regular
+// files named as --trim names them are removed.
 func removeListed(list string, now time.Time) {
 	f, err := os.Open(list)
 	if err != nil {
@@ -142,14 +144,7 @@ func removeListed(list string, now time.Time) {
 		}
 	}
 	for dir := range dirs {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if name := e.Name(); strings.HasPrefix(name, ".") && spillName.MatchString(name) && e.Type().IsRegular() {
-				if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleAfter {
-					os.Remove(filepath.Join(dir, name))
-				}
-			}
-		}
+		spill.RemoveStale(dir)
 	}
 }
 

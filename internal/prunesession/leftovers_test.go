@@ -25,7 +25,11 @@ func trimmable(t *testing.T, project string, n int) string {
 	body := strings.Repeat("build output line\n", 200)
 	for i := range n {
 		tool := fmt.Sprintf("toolu_%d", i)
-		fmt.Fprintf(&b, `{"parentUuid":%s,"type":"assistant","cwd":"/w","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"make"}}]},"uuid":"a%d","sessionId":"s"}`+"\n", parent, i, tool, i)
+		command := "make"
+		if i == 0 {
+			command = "git status" // a glance: --keep-recent 0 has a change to make
+		}
+		fmt.Fprintf(&b, `{"parentUuid":%s,"type":"assistant","cwd":"/w","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":%q}}]},"uuid":"a%d","sessionId":"s"}`+"\n", parent, i, tool, command, i)
 		fmt.Fprintf(&b, `{"parentUuid":"a%d","type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]},"uuid":"b%d","sessionId":"s"}`+"\n", i, tool, body, i)
 		parent = strconv.Quote(fmt.Sprintf("b%d", i))
 	}
@@ -51,7 +55,7 @@ func startTrim(t *testing.T, src, spillDir string) (*exec.Cmd, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-		if files, _ := os.ReadDir(spillDir); len(files) >= 20 {
+		if files := spillFiles(spillDir); len(files) >= 20 {
 			return cmd, &stderr
 		}
 		if time.Now().After(deadline) {
@@ -76,8 +80,8 @@ func TestSignalLeavesNothing(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "interrupted") {
 				t.Fatalf("exit %d, stderr %q; want 1 and one line saying it was interrupted", code, stderr.String())
 			}
-			if left, _ := os.ReadDir(spillDir); len(left) != 0 {
-				t.Errorf("%d spill files left, want none", len(left))
+			if left := spillFiles(spillDir); len(left) != 0 {
+				t.Errorf("spill files left: %v, want none", left)
 			}
 			if left, _ := os.ReadDir(project); len(left) != 1 {
 				t.Errorf("the project folder holds %v, want only the original", names(left))
@@ -97,7 +101,7 @@ func TestKilledRunCleanedByNextRun(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	killed, _ := os.ReadDir(project)
-	spilled, _ := os.ReadDir(spillDir)
+	spilled := spillFiles(spillDir)
 	if len(killed) < 3 || len(spilled) == 0 {
 		t.Fatalf("the kill left %v and %d spill files: nothing to clean", names(killed), len(spilled))
 	}
@@ -119,7 +123,7 @@ func TestKilledRunCleanedByNextRun(t *testing.T) {
 	if left, _ := os.ReadDir(project); len(left) != len(killed) {
 		t.Fatalf("a run removed young leftovers: %v, was %v", names(left), names(killed))
 	}
-	if left, _ := os.ReadDir(spillDir); len(left) != len(spilled) {
+	if left := spillFiles(spillDir); len(left) != len(spilled) {
 		t.Fatalf("a run removed young spill files: %d, was %d", len(left), len(spilled))
 	}
 
@@ -137,8 +141,8 @@ func TestKilledRunCleanedByNextRun(t *testing.T) {
 	if left, _ := os.ReadDir(project); len(left) != 1 {
 		t.Errorf("the project folder holds %v, want only the original", names(left))
 	}
-	if left, _ := os.ReadDir(spillDir); len(left) != 0 {
-		t.Errorf("%d spill files of the killed run left, want none", len(left))
+	if left := spillFiles(spillDir); len(left) != 0 {
+		t.Errorf("spill files of the killed run left: %v, want none", left)
 	}
 }
 
@@ -160,16 +164,16 @@ func TestRemoveStale(t *testing.T) {
 		"project/" + gone + "/" + transcript.ForkMarker: "{}",
 		"project/" + gone + "/" + spillList: spillDir + "/\n" + spillDir + "/prune-toolu_1.txt\n" +
 			other + "/notes.txt\n" + spillDir + "/notes.txt\n",
-		"project/" + whole + ".jsonl":                    "{}",
-		"project/" + whole + "/" + transcript.ForkMarker: "{}",
-		"project/" + whole + "/" + spillList:             spillDir + "/prune-toolu_3.txt\n",
-		"project/" + plain + "/subagents/agent-a.jsonl":  "{}",
-		"project/" + young + "/" + transcript.ForkMarker: "{}",
-		"ws/.flower/spill/prune-toolu_1.txt":             "body",
-		"ws/.flower/spill/.prune-toolu_9.txt.tmp-77":     "partial",
-		"ws/.flower/spill/prune-toolu_3.txt":             "body",
-		"ws/.flower/spill/notes.txt":                     "mine",
-		"other/notes.txt":                                "not a spill file",
+		"project/" + whole + ".jsonl":                     "{}",
+		"project/" + whole + "/" + transcript.ForkMarker:  "{}",
+		"project/" + whole + "/" + spillList:              spillDir + "/prune-toolu_3.txt\n",
+		"project/" + plain + "/subagents/agent-a.jsonl":   "{}",
+		"project/" + young + "/" + transcript.ForkMarker:  "{}",
+		"ws/.flower/spill/prune-toolu_1.txt":              "body",
+		"ws/.flower/spill/.tmp/.prune-toolu_9.txt.tmp-77": "partial", // package spill's temporary file
+		"ws/.flower/spill/prune-toolu_3.txt":              "body",
+		"ws/.flower/spill/notes.txt":                      "mine",
+		"other/notes.txt":                                 "not a spill file",
 	}
 	for rel, body := range files {
 		p := filepath.Join(root, rel)
@@ -210,6 +214,20 @@ func TestRemoveStale(t *testing.T) {
 	if strings.Join(left, "\n") != strings.Join(want, "\n") {
 		t.Errorf("left:\n%s\nwant:\n%s", strings.Join(left, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// spillFiles lists the files of a spill folder, those of its folder of
+// temporary files too (package spill keeps that folder once made).
+func spillFiles(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
 }
 
 func names(entries []os.DirEntry) []string {

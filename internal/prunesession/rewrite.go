@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -37,6 +38,8 @@ type rewriter struct {
 	list     string
 	listFile *os.File
 	scratch  []byte // the line being rewritten, kept for its capacity
+	// kept is what a resume sends of the part before the last compaction.
+	kept *kept
 }
 
 // writeBufferSize batches the fork into large writes.
@@ -51,6 +54,8 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 	rd := transcript.NewReader(io.TeeReader(io.LimitReader(src, rw.p.size), &read))
 	w := bufio.NewWriterSize(dst, writeBufferSize)
 	gone, edits, far := rw.p.gone, rw.p.edits, rw.p.farRefs
+	rw.kept = newKept(rw.p.keeps)
+	written := 0
 	for {
 		raw, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -80,17 +85,28 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		if len(gone) > 0 && gone[0] == n {
 			continue
 		}
+		if n < rw.p.cut {
+			rw.kept.see(raw)
+		}
 		line, err := rw.line(raw, mine, len(far) > 0 && far[0] == n)
 		if err != nil {
 			return &transcript.LineError{Line: int(n), Err: err}
 		}
-		w.Write(line)
-		if err := w.WriteByte('\n'); err != nil {
+		// Lines are joined by newlines, and the fork ends in one only when
+		// the original does.
+		if written > 0 {
+			w.WriteByte('\n')
+		}
+		written++
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
 	if rd.Line() != rw.p.lines || read.n != rw.p.size || read.sum != rw.p.sum {
 		return errChanged
+	}
+	if written > 0 && rw.p.newline {
+		w.WriteByte('\n')
 	}
 	return w.Flush()
 }
@@ -187,20 +203,80 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 	return out, nil
 }
 
-// setSessionID rewrites the top-level sessionId. Both ids are UUIDs of the
-// same length written without escapes, so the common case overwrites the
-// bytes of the value where they stand; anything else goes through sjson.
+// sessionKeys are the top-level fields that hold the session id: sessionId
+// on every entry, and session_id beside it since CLI 2.1.2xx. They get the
+// fork's id whatever they held: an entry of the fork is the fork's.
+var sessionKeys = [...]string{"sessionId", "session_id"}
+
+// setSessionID gives a line the fork's session id: in the top-level
+// sessionKeys, and in every field at any depth whose name holds "session"
+// and whose value is the original's id (a hook payload an attachment
+// carries, a future field). message, what the model reads, is left as it
+// is. Both ids are UUIDs of the same length written without escapes, so the
+// common case overwrites the bytes of the value where they stand; anything
+// else goes through sjson.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	v := gjson.GetBytes(out, "sessionId")
-	if v.Type != gjson.String {
+	var ids []string // the top-level session fields to set through sjson
+	nested := false
+	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case slices.Contains(sessionKeys[:], k.Str):
+			if v.Type != gjson.String {
+				break
+			}
+			if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
+				copy(out[v.Index+1:], newID) // moves nothing: later indexes hold
+			} else {
+				ids = append(ids, k.Str)
+			}
+		case k.Str != "message":
+			nested = nested || (v.IsObject() || v.IsArray()) && strings.Contains(v.Raw, oldID)
+		}
+		return true
+	})
+	var err error
+	for _, key := range ids {
+		if out, err = sjson.SetBytes(out, key, newID); err != nil {
+			return nil, err
+		}
+	}
+	if !nested {
 		return out, nil
 	}
-	if len(oldID) == len(newID) && len(v.Raw) == len(oldID)+2 && v.Raw[1:len(v.Raw)-1] == oldID && v.Index > 0 {
-		copy(out[v.Index+1:], newID)
-		return out, nil
+	var paths []string
+	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
+		if k.Str != "message" && !slices.Contains(sessionKeys[:], k.Str) {
+			paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
+		}
+		return true
+	})
+	for _, path := range paths {
+		if out, err = sjson.SetBytes(out, path, newID); err != nil {
+			return nil, err
+		}
 	}
-	raw, _ := json.Marshal(newID)
-	return sjson.SetRawBytes(out, "sessionId", raw)
+	return out, nil
+}
+
+// sessionPaths adds to paths the path of every field within v, itself at
+// path, whose name holds "session" and whose value is the string id.
+func sessionPaths(paths []string, path string, v gjson.Result, id string) []string {
+	i := 0
+	v.ForEach(func(k, f gjson.Result) bool {
+		sub := path + "." + strconv.Itoa(i)
+		if v.IsObject() {
+			sub = path + "." + gjson.Escape(k.Str)
+		}
+		i++
+		switch {
+		case f.Type == gjson.String && f.Str == id && v.IsObject() && strings.Contains(strings.ToLower(k.Str), "session"):
+			paths = append(paths, sub)
+		case f.IsObject() || f.IsArray():
+			paths = sessionPaths(paths, sub, f, id)
+		}
+		return true
+	})
+	return paths
 }
 
 // patchToolUseResult keeps toolUseResult, the structured output Claude Code
@@ -315,4 +391,70 @@ func bodyText(v gjson.Result) string {
 		return true
 	})
 	return strings.Join(parts, "\n")
+}
+
+// kept finds, as pass two copies the part before the last compaction, the
+// entries that compaction kept verbatim, and counts what a resume sends of
+// them: a resume loads those too (transcript.Compaction). They are copied
+// as they are, like everything before the cut.
+type kept struct {
+	uuids   map[string]bool
+	tail    string // of a segment: where it ends
+	done    bool
+	chars   int64
+	turns   int
+	lastMsg string
+}
+
+// newKept is the kept of a compaction, nil when it kept nothing.
+func newKept(c transcript.Compaction) *kept {
+	if !c.Keeps() {
+		return nil
+	}
+	k := &kept{uuids: map[string]bool{}}
+	for _, u := range c.Preserved {
+		k.uuids[u] = true
+	}
+	if len(c.Preserved) == 0 {
+		// A segment: its head, then each entry whose parent is in it, down
+		// to its tail (entries come after their parents).
+		k.uuids[c.PreservedHead], k.tail = true, c.PreservedTail
+	}
+	return k
+}
+
+// see looks at one line before the cut.
+func (k *kept) see(raw []byte) {
+	if k == nil || k.done {
+		return
+	}
+	ids := gjson.GetManyBytes(raw, "uuid", "parentUuid")
+	u := ids[0].Str
+	if u == "" {
+		return
+	}
+	if !k.uuids[u] {
+		if k.tail == "" || !k.uuids[ids[1].Str] {
+			return
+		}
+		k.uuids[strings.Clone(u)] = true
+	}
+	k.done = k.tail != "" && u == k.tail
+	e, err := transcript.Parse(raw)
+	if err != nil || e.Message == nil || e.IsSidechain || e.IsAPIError || (e.Type != "user" && e.Type != "assistant") {
+		return
+	}
+	k.chars += int64(e.Chars())
+	if id := e.Message.ID; e.Type == "assistant" && !e.IsAPIError && id != "" && id != k.lastMsg {
+		k.lastMsg = strings.Clone(id)
+		k.turns++
+	}
+}
+
+// turnsOrZero is k's turns, 0 for no k.
+func (k *kept) turnsOrZero() int {
+	if k == nil {
+		return 0
+	}
+	return k.turns
 }
