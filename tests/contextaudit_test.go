@@ -160,8 +160,11 @@ func TestContextAuditRecorded(t *testing.T) {
 		// First and last main turn; (3196 - 2803) / (5 - 1) = 98.25.
 		"context": map[string]any{"first": 2803.0, "last": 3196.0, "growth_per_turn": 98.25},
 		// No cache from the fake: every input token is uncached, hit rate 0.
-		"cache":     map[string]any{"read": 0.0, "creation": 0.0, "input": sum, "hit_rate": 0.0},
-		"bad_lines": 0.0,
+		"cache":       map[string]any{"read": 0.0, "creation": 0.0, "input": sum, "hit_rate": 0.0},
+		"bad_lines":   0.0,
+		"compactions": map[string]any{"count": 0.0, "after_turns": []any{}, "pre_tokens": 0.0, "runs": 0.0, "run_input_tokens": 0.0, "run_output_tokens": 0.0},
+		"warmups":     0.0,
+		"subagent_of": nil,
 	}
 	got, stderr := audit(t, recorded)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -304,8 +307,11 @@ func TestContextAuditSynthetic(t *testing.T) {
 		// read 100+300+400 + 0+1000+1020+1100+1200+1300 = 6420;
 		// creation 50+0+9 + 1000 = 1059; input 10+5+1 + 20+2+3+4+1+1 = 47;
 		// hit rate 6420 / 7526 = 0.85304…
-		"cache":     map[string]any{"read": 6420.0, "creation": 1059.0, "input": 47.0, "hit_rate": 0.853},
-		"bad_lines": 1.0,
+		"cache":       map[string]any{"read": 6420.0, "creation": 1059.0, "input": 47.0, "hit_rate": 0.853},
+		"bad_lines":   1.0,
+		"compactions": map[string]any{"count": 0.0, "after_turns": []any{}, "pre_tokens": 0.0, "runs": 0.0, "run_input_tokens": 0.0, "run_output_tokens": 0.0},
+		"warmups":     0.0,
+		"subagent_of": nil,
 	}
 	got, stderr := audit(t, path)
 	if diff := cmp.Diff(want, got); diff != "" {

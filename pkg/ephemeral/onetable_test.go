@@ -75,7 +75,9 @@ func moduleFiles(t *testing.T) map[string]*ast.File {
 // TestOneDecisionFunction: the package exports exactly one function that
 // decides about a command string (Classify), and IsEphemeral is nothing
 // but Classify(cmd).Glance, behind a first-word check that only ever says
-// no where Classify does (TestMayBeGlance, FuzzClassify).
+// no where Classify does (TestMayBeGlance, FuzzClassify). TooBigToParse
+// decides nothing about glances: it is the parser's limits, which
+// context-audit applies to the commands it parses too.
 func TestOneDecisionFunction(t *testing.T) {
 	t.Parallel()
 	var deciders []string
@@ -98,7 +100,7 @@ func TestOneDecisionFunction(t *testing.T) {
 		}
 	}
 	slices.Sort(deciders)
-	if diff := cmp.Diff([]string{"Classify", "IsEphemeral"}, deciders); diff != "" {
+	if diff := cmp.Diff([]string{"Classify", "IsEphemeral", "TooBigToParse"}, deciders); diff != "" {
 		t.Errorf("exported functions of a command string (-want +got):\n%s", diff)
 	}
 	if want := "return mayBeGlance(cmd) && Classify(cmd).Glance"; isEphemeralBody != want {
