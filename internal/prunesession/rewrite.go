@@ -2,6 +2,7 @@ package prunesession
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -203,49 +204,29 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 	return out, nil
 }
 
-// sessionKeys are the top-level fields that hold the session id: sessionId
-// on every entry, and session_id beside it since CLI 2.1.2xx. They get the
-// fork's id whatever they held: an entry of the fork is the fork's.
-var sessionKeys = [...]string{"sessionId", "session_id"}
-
 // setSessionID gives a line the fork's session id: in the top-level
-// sessionKeys, and in every field at any depth whose name holds "session"
-// and whose value is the original's id (a hook payload an attachment
-// carries, a future field). message, what the model reads, is left as it
-// is. Both ids are UUIDs of the same length written without escapes, so the
-// common case overwrites the bytes of the value where they stand; anything
-// else goes through sjson.
+// sessionId, whatever it held (an entry of the fork is the fork's), and
+// wherever else the original's id stands as the value of a field whose name
+// holds "session": session_id beside sessionId (CLI 2.1.2xx), a hook
+// payload an attachment carries, a field of a later version. What the model
+// read (message) and the tool output Claude Code keeps beside it
+// (toolUseResult) are left as they were. sessionId is on every line, so it
+// is overwritten where it stands when both ids are UUIDs written without
+// escapes; the rest is looked for only in the lines that still hold the id
+// (a search costs a tenth of a walk), and set through sjson.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	var ids []string // the top-level session fields to set through sjson
-	nested := false
-	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
-		switch {
-		case slices.Contains(sessionKeys[:], k.Str):
-			if v.Type != gjson.String {
-				break
-			}
-			if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
-				copy(out[v.Index+1:], newID) // moves nothing: later indexes hold
-			} else {
-				ids = append(ids, k.Str)
-			}
-		case k.Str != "message":
-			nested = nested || (v.IsObject() || v.IsArray()) && strings.Contains(v.Raw, oldID)
-		}
-		return true
-	})
-	var err error
-	for _, key := range ids {
-		if out, err = sjson.SetBytes(out, key, newID); err != nil {
-			return nil, err
-		}
+	out, err := setTopSessionID(out, "sessionId", oldID, newID, true)
+	if err != nil || !bytes.Contains(out, []byte(oldID)) {
+		return out, err
 	}
-	if !nested {
-		return out, nil
+	if out, err = setTopSessionID(out, "session_id", oldID, newID, false); err != nil || !bytes.Contains(out, []byte(oldID)) {
+		return out, err
 	}
 	var paths []string
 	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
-		if k.Str != "message" && !slices.Contains(sessionKeys[:], k.Str) {
+		switch k.Str {
+		case "message", "toolUseResult", "sessionId", "session_id":
+		default:
 			paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
 		}
 		return true
@@ -256,6 +237,20 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// setTopSessionID sets the top-level field key to newID, if it is a string
+// that is oldID or, with any, any string.
+func setTopSessionID(out []byte, key, oldID, newID string, any bool) ([]byte, error) {
+	v := gjson.GetBytes(out, key)
+	if v.Type != gjson.String || !any && v.Str != oldID {
+		return out, nil
+	}
+	if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
+		copy(out[v.Index+1:], newID)
+		return out, nil
+	}
+	return sjson.SetBytes(out, key, newID)
 }
 
 // sessionPaths adds to paths the path of every field within v, itself at
