@@ -297,8 +297,19 @@ func TestContextAuditProjectBeside(t *testing.T) {
 	}
 }
 
-// sharedTranscripts is where the real transcripts are, from this folder.
+// sharedTranscripts is ../shared/transcripts from this folder: real
+// sessions of CLI 1.0.108 to 2.1.218 (see its README).
 const sharedTranscripts = "../../shared/transcripts"
+
+// realTranscripts lists the main transcripts of sharedTranscripts, and
+// skips t when there are none.
+func realTranscripts(t *testing.T) []string {
+	paths, _ := filepath.Glob(filepath.Join(sharedTranscripts, "*", "*.jsonl"))
+	if len(paths) == 0 {
+		t.Skipf("no transcripts in %s", sharedTranscripts)
+	}
+	return paths
+}
 
 // TestContextAuditRealTranscripts audits the real transcripts of
 // ../shared/transcripts and works out the split of turns and hands-on calls
@@ -308,11 +319,7 @@ const sharedTranscripts = "../../shared/transcripts"
 // entries one after another), the subagent files found by a walk, those
 // named agent-acompact-* apart.
 func TestContextAuditRealTranscripts(t *testing.T) {
-	mains, _ := filepath.Glob(filepath.Join(sharedTranscripts, "*", "*.jsonl"))
-	if len(mains) == 0 {
-		t.Skipf("no transcripts in %s", sharedTranscripts)
-	}
-	for _, path := range mains {
+	for _, path := range realTranscripts(t) {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+transcript.SessionID(path)[:8], func(t *testing.T) {
 			var want figures
 			want.AfterTurns = []int64{}

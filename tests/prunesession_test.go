@@ -331,10 +331,6 @@ func TestPruneSessionExpiryNeedsRealGlances(t *testing.T) {
 	}
 }
 
-// sharedTranscriptsDir is ../shared/transcripts from this folder: real
-// sessions of CLI 1.0.108 to 2.1.218 (see its README).
-const sharedTranscriptsDir = "../../shared/transcripts"
-
 // TestPruneSessionRealTranscripts forks every real transcript with every
 // rule on and checks what must hold on other people's data: the original
 // (and its session folder) byte for byte as it was; what the fork keeps
@@ -343,11 +339,7 @@ const sharedTranscriptsDir = "../../shared/transcripts"
 // (a call without its result, a parent that is gone) carried over, no more
 // and no less; the last newline as the original has it or not.
 func TestPruneSessionRealTranscripts(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(sharedTranscriptsDir, "*", "*.jsonl"))
-	if len(paths) == 0 {
-		t.Skipf("no transcripts in %s", sharedTranscriptsDir)
-	}
-	for _, path := range paths {
+	for _, path := range realTranscripts(t) {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+transcript.SessionID(path)[:8], func(t *testing.T) {
 			t.Parallel()
 			orig, err := os.ReadFile(path)

@@ -193,6 +193,20 @@ func checkSent(t *testing.T, rep pruneReport, orig, fork *Request) {
 	}
 }
 
+// checkRedLine fails t if the transcript at path breaks the red line
+// (transcript.Verify).
+func checkRedLine(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if problems := transcript.Verify(f); len(problems) > 0 {
+		t.Errorf("%s breaks the red line: %v", path, problems)
+	}
+}
+
 // ids is the sorted ids of blocks.
 func ids(blocks []Block, result bool) []string {
 	var out []string
@@ -247,15 +261,7 @@ func TestLayer4CompactedResume(t *testing.T) {
 	if after, _ := os.ReadFile(src); !bytes.Equal(after, orig) {
 		t.Errorf("prune-session changed the original transcript")
 	}
-	f, err := os.Open(s.Transcript(fork))
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems := transcript.Verify(f)
-	f.Close()
-	if len(problems) > 0 {
-		t.Errorf("the fork breaks the red line: %v", problems)
-	}
+	checkRedLine(t, s.Transcript(fork))
 
 	n := len(s.API.Requests())
 	s.Run(Options{Prompt: "go on", Settings: settings, AllowedTools: handsOn, Args: []string{"--resume", first.SessionID}})
