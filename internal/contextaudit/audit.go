@@ -62,8 +62,7 @@ type thread struct {
 	// What a transcript that is no subagent's work is told apart by: the
 	// tokens of a compaction run, the first prompt of a warmup.
 	tokensIn, tokensOut int64
-	prompts             int
-	warmup              bool
+	prompted, warmup    bool
 }
 
 // newThread is a thread adding into t.
@@ -234,11 +233,9 @@ func (th *thread) entry(e *transcript.Entry) {
 		// sent, bookkeeping) are not conversation entries.
 		return
 	}
-	if e.Type == "user" && !th.main {
-		if th.prompts == 0 && e.Message.StringContent {
-			th.warmup = gjson.GetBytes(e.Raw, "message.content").Str == warmupPrompt
-		}
-		th.prompts++
+	if e.Type == "user" && !th.main && !th.prompted {
+		th.prompted = true
+		th.warmup = e.Message.StringContent && gjson.GetBytes(e.Raw, "message.content").Str == warmupPrompt
 	}
 	if th.main && th.t.Entries == 0 && s.r.ForkedFrom == nil {
 		// Claude Code's own forks carry their origin on every copied
