@@ -85,7 +85,7 @@ func TestSetSessionID(t *testing.T) {
 		{"snake case first", `{"session_id":"` + oldID + `","type":"x","sessionId":"` + oldID + `"}`, `{"session_id":"` + newID + `","type":"x","sessionId":"` + newID + `"}`},
 		{"snake case of another session", `{"type":"x","sessionId":"` + oldID + `","session_id":"abc"}`, `{"type":"x","sessionId":"` + newID + `","session_id":"abc"}`},
 		{"a tool's output", `{"type":"user","sessionId":"` + oldID + `","toolUseResult":{"stdout":"{\"session_id\":\"` + oldID + `\"}","session_id":"` + oldID + `"}}`,
-			`{"type":"user","sessionId":"` + newID + `","toolUseResult":{"stdout":"{\"session_id\":\"` + oldID + `\"}","session_id":"` + oldID + `"}}`},
+			`{"type":"user","sessionId":"` + newID + `","toolUseResult":{"stdout":"{\"session_id\":\"` + oldID + `\"}","session_id":"` + newID + `"}}`},
 		{"deep", `{"type":"attachment","attachment":{"hookInput":[{"session_id":"` + oldID + `","parentSessionId":"` + oldID + `","other":"` + oldID + `"}]}}`,
 			`{"type":"attachment","attachment":{"hookInput":[{"session_id":"` + newID + `","parentSessionId":"` + newID + `","other":"` + oldID + `"}]}}`},
 		{"another session's", `{"type":"x","bridgeSessionId":"abc","data":{"session_id":"abc"}}`, `{"type":"x","bridgeSessionId":"abc","data":{"session_id":"abc"}}`},
@@ -226,17 +226,19 @@ func onLoops(t *testing.T, b []byte) map[string]bool {
 // the entries on loops are compared apart (onLoops).
 var (
 	lineNumber = regexp.MustCompile(`^line \d+: `)
-	leafChain  = regexp.MustCompile(`^the chain (from the newest leaf \S+|of parentUuid) `)
-	missing    = regexp.MustCompile(`^(parentUuid|logicalParentUuid|leafUuid) (\S+) names no entry$`)
-	gap        = regexp.MustCompile(`^the chain breaks at (\S+)$`)
-	loop       = regexp.MustCompile(`^the chain loops at \S+$`)
+	leafChain  = regexp.MustCompile(`^the chain (?:from the newest leaf .*?|of parentUuid) (breaks|loops) at (.*)$`)
+	missing    = regexp.MustCompile(`^(?:parentUuid|logicalParentUuid|leafUuid) (.*) names no entry$`)
 )
 
 func problemKind(p string) string {
-	p = leafChain.ReplaceAllString(lineNumber.ReplaceAllString(p, ""), "the chain ")
-	p = missing.ReplaceAllString(p, "$2 names no entry")
-	p = loop.ReplaceAllString(p, "a loop")
-	return gap.ReplaceAllString(p, "$1 names no entry")
+	p = lineNumber.ReplaceAllString(p, "")
+	if m := leafChain.FindStringSubmatch(p); m != nil {
+		if m[1] == "loops" {
+			return "a loop"
+		}
+		return m[2] + " names no entry" // a chain breaks where a parentUuid names none
+	}
+	return missing.ReplaceAllString(p, "$1 names no entry")
 }
 
 // TestCopySessionDirModes: each folder of the copy has its source folder's

@@ -208,9 +208,9 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 // sessionId, whatever it held (an entry of the fork is the fork's), and
 // wherever else the original's id stands as the value of a field whose name
 // holds "session": session_id beside sessionId (CLI 2.1.2xx), a hook
-// payload an attachment carries, a field of a later version. What the model
-// read (message) and the tool output Claude Code keeps beside it
-// (toolUseResult) are left as they were. sessionId is on every line, so it
+// payload an attachment carries, a tool's structured output, a field of a
+// later version. What the model read (message) is left as it was: a fork
+// changes what it says only where a rule does. sessionId is on every line, so it
 // is overwritten where it stands when both ids are UUIDs written without
 // escapes; the rest is looked for only in the lines that still hold the id
 // (a search costs a tenth of a walk), and set through sjson.
@@ -225,7 +225,7 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	var paths []string
 	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
-		case "message", "toolUseResult", "sessionId", "session_id":
+		case "message", "sessionId", "session_id":
 		default:
 			paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
 		}
@@ -240,10 +240,10 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 }
 
 // setTopSessionID sets the top-level field key to newID, if it is a string
-// that is oldID or, with any, any string.
-func setTopSessionID(out []byte, key, oldID, newID string, any bool) ([]byte, error) {
+// that is oldID or, with always, any string.
+func setTopSessionID(out []byte, key, oldID, newID string, always bool) ([]byte, error) {
 	v := gjson.GetBytes(out, key)
-	if v.Type != gjson.String || !any && v.Str != oldID {
+	if v.Type != gjson.String || !always && v.Str != oldID {
 		return out, nil
 	}
 	if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
