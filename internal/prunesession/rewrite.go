@@ -227,7 +227,9 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 		switch k.Str {
 		case "message", "sessionId", "session_id":
 		default:
-			paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
+			if (v.IsObject() || v.IsArray()) && strings.Contains(v.Raw, oldID) {
+				paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
+			}
 		}
 		return true
 	})
@@ -256,18 +258,20 @@ func setTopSessionID(out []byte, key, oldID, newID string, always bool) ([]byte,
 // sessionPaths adds to paths the path of every field within v, itself at
 // path, whose name holds "session" and whose value is the string id.
 func sessionPaths(paths []string, path string, v gjson.Result, id string) []string {
-	i := 0
+	i := -1
 	v.ForEach(func(k, f gjson.Result) bool {
-		sub := path + "." + strconv.Itoa(i)
-		if v.IsObject() {
-			sub = path + "." + gjson.Escape(k.Str)
-		}
 		i++
+		sub := func() string {
+			if v.IsObject() {
+				return path + "." + gjson.Escape(k.Str)
+			}
+			return path + "." + strconv.Itoa(i)
+		}
 		switch {
 		case f.Type == gjson.String && f.Str == id && v.IsObject() && strings.Contains(strings.ToLower(k.Str), "session"):
-			paths = append(paths, sub)
-		case f.IsObject() || f.IsArray():
-			paths = sessionPaths(paths, sub, f, id)
+			paths = append(paths, sub())
+		case (f.IsObject() || f.IsArray()) && strings.Contains(f.Raw, id):
+			paths = sessionPaths(paths, sub(), f, id) // only where the id is
 		}
 		return true
 	})
