@@ -171,8 +171,11 @@ func TestContextAuditRecorded(t *testing.T) {
 		// more turns, the 5th + 1668 = turn 1673.
 		"window": map[string]any{"size": 200000.0, "share": 0.016, "compact_threshold": 167000.0, "turns_left": 1668.0, "compact_turn": 1673.0},
 		// No cache from the fake: every input token is uncached, hit rate 0.
-		"cache":     map[string]any{"read": 0.0, "creation": 0.0, "input": sum, "hit_rate": 0.0},
-		"bad_lines": 0.0,
+		"cache":       map[string]any{"read": 0.0, "creation": 0.0, "input": sum, "hit_rate": 0.0},
+		"bad_lines":   0.0,
+		"compactions": map[string]any{"count": 0.0, "after_turns": []any{}, "pre_tokens": 0.0, "runs": 0.0, "run_input_tokens": 0.0, "run_output_tokens": 0.0},
+		"warmups":     0.0,
+		"subagent_of": nil,
 	}
 	got, stderr := audit(t, recorded)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -321,8 +324,11 @@ func TestContextAuditSynthetic(t *testing.T) {
 		// read 100+300+400 + 0+1000+1020+1100+1200+1300 = 6420;
 		// creation 50+0+9 + 1000 = 1059; input 10+5+1 + 20+2+3+4+1+1 = 47;
 		// hit rate 6420 / 7526 = 0.85304…
-		"cache":     map[string]any{"read": 6420.0, "creation": 1059.0, "input": 47.0, "hit_rate": 0.853},
-		"bad_lines": 1.0,
+		"cache":       map[string]any{"read": 6420.0, "creation": 1059.0, "input": 47.0, "hit_rate": 0.853},
+		"bad_lines":   1.0,
+		"compactions": map[string]any{"count": 0.0, "after_turns": []any{}, "pre_tokens": 0.0, "runs": 0.0, "run_input_tokens": 0.0, "run_output_tokens": 0.0},
+		"warmups":     0.0,
+		"subagent_of": nil,
 	}
 	got, stderr := audit(t, path)
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -128,6 +128,16 @@ func TestPruneSessionRedLine(t *testing.T) {
 			if code := prunesession.Main(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s\n%s", code, stderr.String(), in)
 			}
+			if strings.TrimSpace(stdout.String()) == oldID {
+				// Nothing to prune: the original's id, and no fork.
+				if !strings.Contains(stderr.String(), "nothing to prune") {
+					t.Errorf("the original's id printed, but the report does not say there was nothing to prune: %s", stderr.String())
+				}
+				if _, err := os.Stat(filepath.Join(dir, newID+".jsonl")); !os.IsNotExist(err) {
+					t.Errorf("a fork written though nothing was pruned (%v)", err)
+				}
+				return
+			}
 			out, err := os.ReadFile(filepath.Join(dir, newID+".jsonl"))
 			if err != nil {
 				t.Fatal(err)
@@ -191,7 +201,8 @@ func countType(b []byte, flag string) int {
 }
 
 // mainChars is the body characters of the main thread's user and assistant
-// entries, the figure the report gives.
+// entries but API errors, which a resume does not send: the figure the
+// report gives (the generated transcripts hold no compaction).
 func mainChars(t *testing.T, b []byte) int {
 	n := 0
 	for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
@@ -199,7 +210,7 @@ func mainChars(t *testing.T, b []byte) int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !e.IsSidechain && (e.Type == "user" || e.Type == "assistant") {
+		if !e.IsSidechain && !e.IsAPIError && (e.Type == "user" || e.Type == "assistant") {
 			n += e.Chars()
 		}
 	}
@@ -317,5 +328,134 @@ func TestPruneSessionExpiryNeedsRealGlances(t *testing.T) {
 	}
 	if diff := cmp.Diff(3, len(expiredContent.FindAllString(string(data), -1))); diff != "" {
 		t.Errorf("expired results in the golden fork (-want +got):\n%s", diff)
+	}
+}
+
+// TestPruneSessionRealTranscripts forks every real transcript with every
+// rule on and checks what must hold on other people's data: the original
+// (and its session folder) byte for byte as it was; what the fork keeps
+// before the last compaction the original's lines but for the session id;
+// every session id field the fork's; the breakage a third-party copy left
+// (a call without its result, a parent that is gone) carried over, no more
+// and no less; the last newline as the original has it or not.
+func TestPruneSessionRealTranscripts(t *testing.T) {
+	for _, path := range realTranscripts(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+transcript.SessionID(path)[:8], func(t *testing.T) {
+			t.Parallel()
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := transcript.SessionID(path)
+			project := t.TempDir()
+			src := filepath.Join(project, id+".jsonl")
+			if err := os.WriteFile(src, orig, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			subs, _ := transcript.Subagents(path)
+			for _, sub := range subs {
+				b, _ := os.ReadFile(sub)
+				dst := filepath.Join(project, id, "subagents", filepath.Base(sub))
+				os.MkdirAll(filepath.Dir(dst), 0o700)
+				if err := os.WriteFile(dst, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stdout, stderr bytes.Buffer
+			args := []string{"--session-id", newID, "--keep-recent", "0", "--keep-denials", "0", "--trim", "--trim-keep", "0", "--spill-dir", filepath.Join(project, "spill"), src}
+			if code := prunesession.Main(args, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			t.Logf("%s", stderr.String())
+			if after, _ := os.ReadFile(src); !bytes.Equal(after, orig) {
+				t.Errorf("the original changed")
+			}
+			if strings.TrimSpace(stdout.String()) == id {
+				if entries, _ := os.ReadDir(project); len(entries) != 1+min(len(subs), 1) {
+					t.Errorf("nothing to prune, but the project folder holds %d entries", len(entries))
+				}
+				return // nothing to prune (spotter-small/55604662: no glance, no tool result)
+			}
+			fork, err := os.ReadFile(filepath.Join(project, newID+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.HasSuffix(fork, []byte("\n")) != bytes.HasSuffix(orig, []byte("\n")) {
+				t.Errorf("the fork ends in a newline: %v; the original: %v", bytes.HasSuffix(fork, []byte("\n")), bytes.HasSuffix(orig, []byte("\n")))
+			}
+			origLines := strings.Split(strings.TrimSuffix(string(orig), "\n"), "\n")
+			forkLines := strings.Split(strings.TrimSuffix(string(fork), "\n"), "\n")
+			cut := 0
+			for i, l := range origLines {
+				if gjson.Get(l, "subtype").Str == "compact_boundary" {
+					cut = i
+				}
+			}
+			for i, l := range forkLines[:cut] {
+				if back := strings.ReplaceAll(l, newID, id); back != origLines[i] {
+					t.Fatalf("line %d, before the last compaction, changed:\n%s\n%s", i+1, origLines[i], l)
+				}
+			}
+			for i, l := range forkLines {
+				for _, key := range []string{"sessionId", "session_id"} {
+					if v := gjson.Get(l, key); v.Exists() && v.Str != newID {
+						t.Fatalf("line %d: %s %q", i+1, key, v.Str)
+					}
+				}
+			}
+			if diff := cmp.Diff(verifyKinds(orig), verifyKinds(fork)); diff != "" {
+				t.Errorf("what is broken changed (-original +fork):\n%s", diff)
+			}
+		})
+	}
+}
+
+// verifyKinds is what transcript.Verify finds in b, without line numbers.
+func verifyKinds(b []byte) []string {
+	var out []string
+	for _, p := range transcript.Verify(bytes.NewReader(b)) {
+		out = append(out, regexp.MustCompile(`^line \d+: `).ReplaceAllString(p, ""))
+	}
+	return out
+}
+
+// TestPruneSessionFinalNewline: a transcript that does not end in a newline
+// (Entire's copies do not) gives a fork that does not either, its subagent
+// transcripts too; one that does gives one that does.
+func TestPruneSessionFinalNewline(t *testing.T) {
+	lines := []string{
+		`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi"},"uuid":"e001","sessionId":"` + oldID + `"}`,
+		`{"parentUuid":"e001","isSidechain":false,"type":"assistant","uuid":"e002","message":{"id":"x","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: 529"}]},"isApiErrorMessage":true,"sessionId":"` + oldID + `"}`,
+		`{"parentUuid":"e001","isSidechain":false,"type":"assistant","uuid":"e003","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"hello"}]},"sessionId":"` + oldID + `"}`,
+	}
+	sub := `{"parentUuid":null,"isSidechain":true,"agentId":"a1","type":"user","message":{"role":"user","content":"go"},"uuid":"s001","sessionId":"` + oldID + `"}`
+	for _, final := range []string{"", "\n"} {
+		t.Run(strconv.Quote(final), func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, oldID+".jsonl")
+			if err := os.WriteFile(src, []byte(strings.Join(lines, "\n")+final), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(filepath.Join(dir, oldID, "subagents"), 0o700)
+			if err := os.WriteFile(filepath.Join(dir, oldID, "subagents", "agent-a1.jsonl"), []byte(sub+final), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := prunesession.Main([]string{"--session-id", newID, src}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			for _, f := range []string{newID + ".jsonl", filepath.Join(newID, "subagents", "agent-a1.jsonl")} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := bytes.HasSuffix(b, []byte("\n")); got != (final != "") {
+					t.Errorf("%s ends in a newline: %v, want %v", f, got, final != "")
+				}
+				if bytes.Contains(b, []byte("\n\n")) || bytes.HasPrefix(b, []byte("\n")) {
+					t.Errorf("%s holds an empty line: %q", f, b)
+				}
+			}
+		})
 	}
 }

@@ -35,6 +35,12 @@ type session struct {
 	root    string // workbench root; "" until the first cwd is read
 	scripts map[string]*scriptUse
 	spilled map[string]bool
+	// sessionOf is the first sessionId read: for a subagent's transcript
+	// given alone, the session it belongs to.
+	sessionOf string
+	// inlineRuns counts the subagent runs inline in the main transcript
+	// (CLI 1.0): isSidechain user entries without a parent.
+	inlineRuns int
 	// firstBad is the first bad line, for the warning.
 	firstBad string
 	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
@@ -48,14 +54,43 @@ type session struct {
 
 type scriptUse struct{ writes, runs int64 }
 
-// thread reads one transcript into the session.
+// thread reads one thread of a transcript into the session: the main
+// thread, or a subagent's (a transcript of its own, or the isSidechain
+// entries of the main one).
 type thread struct {
 	s       *session
 	t       *Thread
 	main    bool
 	lastMsg string            // message.id of the previous assistant entry
 	pending map[string]effect // tool_use_id → what the call does to scripts
+	// What a transcript that is no subagent's work is told apart by: the
+	// tokens of a compaction run, the first prompt of a warmup.
+	tokensIn, tokensOut int64
+	prompted, warmup    bool
+	// total is the totals' reader of the same thread, nil without totals.
+	total *thread
 }
+
+// newThread is a thread adding into t, with its reader into the totals
+// when there are totals: the main thread's adds into the totals' main
+// thread, a subagent's into a Thread of its own that addSubagent adds
+// where it belongs.
+func (s *session) newThread(t *Thread, main bool) *thread {
+	th := &thread{s: s, t: t, main: main, pending: map[string]effect{}}
+	if s.total != nil {
+		tt := &Thread{}
+		if main {
+			tt = &s.total.s.r.Main
+		}
+		th.total = &thread{s: s.total.s, t: tt, main: main, pending: map[string]effect{}}
+	}
+	return th
+}
+
+// warmupPrompt is the whole first prompt of the runs Claude Code (2.0 to
+// 2.1.4 at least) starts on its own at the start of a session to fill the
+// prompt cache, each in a subagent transcript: no subagent's work.
+const warmupPrompt = "Warmup"
 
 // effect is what one tool call does to workbench scripts, counted once its
 // result shows it ran (a denied or interrupted call did nothing).
@@ -68,6 +103,10 @@ type effect struct{ writes, runs []string }
 // the session started in). Bad lines are counted, not fatal; the error is
 // for a main transcript with nothing readable. Warnings are about
 // transcripts that were read in part or not at all.
+//
+// A subagent's transcript given as path is reported as one: its figures in
+// Subagents (or, for a compaction run or a warmup, where those go), and
+// SubagentOf naming its session.
 func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error) {
 	return audit(path, Options{Workbench: workbenchRoot, Window: DefaultWindow}, nil)
 }
@@ -76,7 +115,10 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 func audit(path string, o Options, tot *totals) (r *Report, warnings []string, err error) {
 	s := newSession(path, o.Workbench)
 	s.more, s.total = newFigures(s, o), tot
-	good, err := s.readFile(path, &s.r.Main, true)
+	main := s.newThread(&s.r.Main, true)
+	var side Thread
+	sub := s.newThread(&side, false)
+	good, err := s.readFile(path, main, sub)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,16 +128,32 @@ func audit(path string, o Options, tot *totals) (r *Report, warnings []string, e
 		}
 		return nil, nil, fmt.Errorf("%s: nothing readable: %d bad lines (first: %s)", path, s.r.BadLines, s.firstBad)
 	}
-	subs, err := transcript.Subagents(path)
-	if err != nil {
-		warnings = append(warnings, fmt.Sprintf("%s: subagents: %v", path, err))
-	}
-	for _, sub := range subs {
-		if _, err := s.readFile(sub, &s.r.Subagents, false); err != nil {
-			warnings = append(warnings, err.Error())
-			continue
+	if s.r.Main.Entries == 0 && side.Entries > 0 {
+		// Subagent entries alone: a subagent's transcript (CLI 2.0 and
+		// 2.1 name it agent-<id>.jsonl), not a session.
+		of := s.sessionOf
+		s.r.SubagentOf = &of
+		s.addSubagent(path, sub)
+	} else {
+		// Inline subagent work (CLI 1.0): each run starts at a root.
+		s.r.Subagents.add(side)
+		s.r.SubagentTranscripts += s.inlineRuns
+		if sub.total != nil {
+			sub.total.s.r.Subagents.add(*sub.total.t)
 		}
-		s.r.SubagentTranscripts++
+		subs, err := transcript.Subagents(path)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: subagents: %v", path, err))
+		}
+		for _, p := range subs {
+			var t Thread
+			th := s.newThread(&t, false)
+			if _, err := s.readFile(p, th, th); err != nil {
+				warnings = append(warnings, err.Error())
+				continue
+			}
+			s.addSubagent(p, th)
+		}
 	}
 	if from := transcript.ForkedFrom(path); from != "" {
 		s.r.ForkedFrom = &from
@@ -115,21 +173,52 @@ func newSession(path, workbenchRoot string) *session {
 		scripts: map[string]*scriptUse{},
 		spilled: map[string]bool{},
 	}
+	s.r.Compactions.AfterTurns = []int64{}
 	if workbenchRoot != "" {
 		s.root = filepath.Clean(workbenchRoot)
 	}
 	return s
 }
 
-// readFile streams one transcript and returns how many lines parsed.
-func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
+// addSubagent adds the subagent transcript at path, read into th: a
+// compaction's summarising run to the compactions, a cache warmup to the
+// warmups, a subagent's work to Subagents (and to the totals' subagents,
+// which count the runs and warmups from each session: totals.add).
+func (s *session) addSubagent(path string, th *thread) {
+	r := s.r
+	switch {
+	case transcript.IsCompactionRun(path):
+		r.Compactions.Runs++
+		r.Compactions.RunInputTokens += th.tokensIn
+		r.Compactions.RunOutputTokens += th.tokensOut
+	case th.warmup:
+		r.Warmups++
+	default:
+		r.Subagents.add(*th.t)
+		r.SubagentTranscripts++
+		if tt := th.total; tt != nil {
+			tt.s.r.Subagents.add(*tt.t)
+		}
+	}
+}
+
+// add adds the figures of o.
+func (t *Thread) add(o Thread) {
+	t.Entries += o.Entries
+	t.Turns += o.Turns
+	t.Chars += o.Chars
+	t.ToolCalls += o.ToolCalls
+	t.HandsOn += o.HandsOn
+}
+
+// readFile streams one transcript and returns how many lines parsed: the
+// main thread's entries go to main, isSidechain entries to side.
+func (s *session) readFile(path string, main, side *thread) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	th := &thread{s: s, t: t, main: main, pending: map[string]effect{}}
-	tt := s.total.thread(main)
 	var good int64
 	err = transcript.Scan(f, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
@@ -137,9 +226,19 @@ func (s *session) readFile(path string, t *Thread, main bool) (int64, error) {
 			return nil
 		}
 		good++
+		if s.sessionOf == "" && e.SessionID != "" {
+			s.sessionOf = strings.Clone(e.SessionID)
+		}
+		th := main
+		if e.IsSidechain {
+			if main != side && e.Type == "user" && e.IsConversation() && e.ParentUUID == "" {
+				s.inlineRuns++
+			}
+			th = side
+		}
 		th.entry(e)
 		s.more.entry(th, e)
-		if tt != nil && s.total.fresh(e) {
+		if tt := th.total; tt != nil && s.total.fresh(e) {
 			tt.s.root = s.root
 			tt.entry(e)
 			tt.s.more.entry(tt, e)
@@ -165,10 +264,21 @@ func (th *thread) entry(e *transcript.Entry) {
 	if s.root == "" && e.Cwd != "" {
 		s.root = filepath.Join(e.Cwd, hook.WorkbenchDirName)
 	}
+	if th.main && e.IsCompactBoundary() {
+		c := &s.r.Compactions
+		c.Count++
+		c.AfterTurns = append(c.AfterTurns, th.t.Turns)
+		c.PreTokens += transcript.CompactionOf(e).PreTokens
+		return
+	}
 	if e.Message == nil || (e.Type != "user" && e.Type != "assistant") {
 		// Other lines (attachments, api-request-blob copies of what was
 		// sent, bookkeeping) are not conversation entries.
 		return
+	}
+	if e.Type == "user" && !th.main && !th.prompted {
+		th.prompted = true
+		th.warmup = e.Message.StringContent && gjson.GetBytes(e.Raw, "message.content").Str == warmupPrompt
 	}
 	if th.main && th.t.Entries == 0 && s.r.ForkedFrom == nil {
 		// Claude Code's own forks carry their origin on every copied
@@ -210,6 +320,8 @@ func (th *thread) usage(u transcript.Usage) {
 	r.Cache.Creation += u.CacheCreationInputTokens
 	r.Cache.Input += u.InputTokens
 	size := u.ContextTokens()
+	th.tokensIn += size
+	th.tokensOut += u.OutputTokens
 	if !th.main || size == 0 {
 		return
 	}

@@ -13,10 +13,13 @@
 // projects/<DIR with every character but letters and digits replaced by
 // "-">, or that folder itself; a working directory that no longer exists
 // (a deleted temporary folder or worktree) is mapped all the same. Each
-// session is its main transcript plus its subagent transcripts
-// (<session-id>/subagents/agent-*.jsonl), streamed line by line: any size
-// is read in memory bounded by the longest line.
-// Stdin is not read.
+// session is its main transcript plus its subagents' work, in the layout
+// of the CLI that wrote it (transcript.Subagents): 1.0's isSidechain
+// entries inline in the main transcript, 2.0's agent-*.jsonl beside it,
+// 2.1's <session-id>/subagents/ and the folders below; all streamed line
+// by line: any size is read in memory bounded by the longest line. A
+// subagent's transcript given as SESSION is reported as one (subagent_of
+// names its session). Stdin is not read.
 //
 // A fork is reported as a session of its own (it is one: claude --resume
 // takes it), with forked_from naming its original: prune-session's forks
@@ -36,6 +39,12 @@
 //   - tool_calls: tool_use blocks; hands_on: those calling Bash, Write,
 //     Edit, MultiEdit or NotebookEdit, whether or not they were let
 //     through (an attempt costs context either way).
+//   - subagent work: the entries marked isSidechain, in every figure below,
+//     but a compaction's summarising run (2.1's agent-acompact-*.jsonl) and
+//     Claude Code's cache warmups (a run whose prompt is "Warmup", 2.0 to
+//     2.1.4), which the model did not dispatch: they count in cache,
+//     compactions and warmups alone. subagent_transcripts counts the
+//     subagents read: files, and 1.0's inline runs (each starts at a root).
 //   - subagent_share: subagent turns (chars) over all turns (chars).
 //   - hands_on_ratio: subagent hands-on calls per main-thread hands-on call
 //     (the design's 1,893:32 = 59:1); null when the main thread made none.
@@ -54,7 +63,9 @@
 //     output redirection into one; a run is a Bash simple command whose
 //     command word is such a file (a path with a slash, as the shell
 //     needs), or an interpreter (sh, bash, python3, node, …) given one;
-//     cd within the command line is followed. Only calls that were let through count: a call
+//     cd within the command line is followed; a command past the parser's
+//     limits (pkg/ephemeral's: 16 KB, parentheses 32 deep) names none. Only
+//     calls that were let through count: a call
 //     whose result carries a toolDenialKind (denied, interrupted) did
 //     nothing. written counts the files written, run_more_than_once the
 //     files run twice or more, written_not_run the files written and
@@ -79,18 +90,27 @@
 //     and last turn with a usage, and growth_per_turn = (last - first) /
 //     (turns - 1), null with fewer than two such turns.
 //   - cache: input_tokens, cache_read_input_tokens and
-//     cache_creation_input_tokens summed over every turn of every thread;
-//     hit_rate = read / (read + creation + input), null when all are 0.
+//     cache_creation_input_tokens summed over every turn of every thread,
+//     compaction runs and warmups included; hit_rate = read / (read +
+//     creation + input), null when all are 0.
+//   - compactions: the main thread's compact_boundary entries: count,
+//     after_turns (the main turns before each), pre_tokens (the sum of
+//     their compactMetadata.preTokens, the context summarized), and runs,
+//     run_input_tokens (context tokens) and run_output_tokens of the
+//     summarising runs' transcripts, where the CLI kept them.
+//   - warmups: cache warmup runs.
 //
 // Stdout: a table per session, or with --json one JSON object per session
 // (JSON Lines) with the keys session, path, forked_from (null for no
-// fork), subagent_transcripts, main,
-// subagents, subagent_share, hands_on_ratio, denials, glances_main,
-// spills, scripts, briefs, context, cache, window, what_if (with
-// --what-if) and bad_lines. With more than one session, their totals
-// follow: a table, or a last line {"totals":{"sessions":N,"forks":M,…}}
-// with the keys that add up, every entry counted once (a fork's copies of
-// its original's entries are not counted again: totals.go).
+// fork), subagent_of (null but for a subagent's transcript),
+// subagent_transcripts, main, subagents, subagent_share, hands_on_ratio,
+// denials, glances_main, spills, scripts, briefs, context, cache,
+// compactions, warmups, window, what_if (with --what-if) and bad_lines.
+// The table writes the hands-on ratio with a 1 on the smaller side (59.2:1,
+// 1:69). With more than one session, their totals follow: a table, or a
+// last line {"totals":{"sessions":N,"forks":M,…}} with the keys that add
+// up, every entry counted once (a fork's copies of its original's entries
+// are not counted again: totals.go).
 //
 // Flags: --json; --project DIR; --workbench DIR; --window N (200000);
 // --what-if, with --chars-per-token N (4) and --delegation-chars N.

@@ -47,7 +47,7 @@ func writeTotals(w io.Writer, r *Report, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	for _, key := range []string{"session", "path", "forked_from", "context", "window"} {
+	for _, key := range []string{"session", "path", "forked_from", "subagent_of", "context", "window", "compactions.after_turns"} {
 		if b, err = sjson.DeleteBytes(b, key); err != nil {
 			return err
 		}

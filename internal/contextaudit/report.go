@@ -20,8 +20,13 @@ type Report struct {
 	// (its transcript.ForkMarker) or Claude Code's own (/branch); null when
 	// it is no fork, or not one that says so. A fork is a session of its
 	// own, resumable, so it is reported like any other.
-	ForkedFrom          *string `json:"forked_from"`
-	SubagentTranscripts int     `json:"subagent_transcripts"`
+	ForkedFrom *string `json:"forked_from"`
+	// SubagentOf is set when the transcript given is a subagent's: the
+	// session it belongs to. Its figures are then those of a subagent.
+	SubagentOf *string `json:"subagent_of"`
+	// SubagentTranscripts counts the subagents read: their transcripts,
+	// and (CLI 1.0) the runs written inline in the main one.
+	SubagentTranscripts int `json:"subagent_transcripts"`
 
 	Main      Thread `json:"main"`
 	Subagents Thread `json:"subagents"` // every subagent transcript summed
@@ -79,6 +84,25 @@ type Report struct {
 		Input    int64    `json:"input"`
 		HitRate  *float64 `json:"hit_rate"`
 	} `json:"cache"`
+	// Compactions are the main thread's: where Claude Code summarized the
+	// conversation so far and went on from the summary. Not subagent work,
+	// though CLI 2.1 runs each as an agent with a transcript of its own
+	// (agent-acompact-*.jsonl).
+	Compactions struct {
+		Count      int64   `json:"count"`
+		AfterTurns []int64 `json:"after_turns"` // the main thread's turns before each
+		PreTokens  int64   `json:"pre_tokens"`  // the context they summarized (compactMetadata.preTokens)
+		// Runs counts the transcripts of their summarising runs, and
+		// RunInputTokens and RunOutputTokens what those runs were sent and
+		// wrote (their usage); 0 where the CLI kept no such transcript.
+		Runs            int64 `json:"runs"`
+		RunInputTokens  int64 `json:"run_input_tokens"`
+		RunOutputTokens int64 `json:"run_output_tokens"`
+	} `json:"compactions"`
+	// Warmups counts the runs Claude Code starts on its own to fill the
+	// prompt cache (a subagent transcript whose prompt is "Warmup"): no
+	// subagent's work. Their tokens are in Cache.
+	Warmups int64 `json:"warmups"`
 	// Window is the main thread's context against the model's window.
 	Window Window `json:"window"`
 	// WhatIf is the estimate of --what-if, absent without it.
@@ -137,6 +161,8 @@ func writeTable(w io.Writer, r *Report) error {
 	}
 	if r.totals != nil {
 		b.WriteString(r.totals.header())
+	} else if r.SubagentOf != nil {
+		fmt.Fprintf(&b, "%s of session %s\n  %s\n", subagentKind(r), *r.SubagentOf, r.Path)
 	} else {
 		fmt.Fprintf(&b, "session %s (%d %s%s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, fork, r.Path)
 	}
@@ -153,7 +179,7 @@ func writeTable(w io.Writer, r *Report) error {
 	row("tool calls", r.Main.ToolCalls, r.Subagents.ToolCalls, "")
 	ho := "-"
 	if r.HandsOnRatio != nil {
-		ho = strconv.FormatFloat(*r.HandsOnRatio, 'f', 1, 64) + ":1"
+		ho = handsOnRatio(r.Subagents.HandsOn, r.Main.HandsOn)
 	}
 	row("hands-on", r.Main.HandsOn, r.Subagents.HandsOn, ho)
 	if err := tw.Flush(); err != nil {
@@ -182,6 +208,12 @@ func writeTable(w io.Writer, r *Report) error {
 	}
 	line("cache", "%s read, %s created, %s uncached input; hit rate %s",
 		thousands(r.Cache.Read), thousands(r.Cache.Creation), thousands(r.Cache.Input), percent(r.Cache.HitRate))
+	if c := r.Compactions; c.Count+c.Runs > 0 {
+		line("compactions", "%s", compactions(r))
+	}
+	if r.Warmups > 0 {
+		line("warmups", "%s of Claude Code's own, not counted as subagents", plural(r.Warmups, "cache warmup run"))
+	}
 	if r.BadLines > 0 {
 		line("bad lines", "%s skipped", thousands(r.BadLines))
 	}
@@ -195,6 +227,58 @@ func writeTable(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
+}
+
+// subagentKind names what a transcript given alone was.
+func subagentKind(r *Report) string {
+	switch {
+	case r.Compactions.Runs > 0:
+		return "compaction run " + r.Session
+	case r.Warmups > 0:
+		return "cache warmup run " + r.Session
+	}
+	return "subagent transcript " + r.Session
+}
+
+// handsOnRatio prints sub against main hands-on calls as a ratio with a 1
+// on the smaller side: 59.2:1, or 1:69 for 2 against 138, never 0.0:1.
+func handsOnRatio(sub, main int64) string {
+	short := func(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+	switch {
+	case sub == 0:
+		return "0:1"
+	case sub < main:
+		return "1:" + short(float64(main)/float64(sub))
+	}
+	return short(float64(sub)/float64(main)) + ":1"
+}
+
+// compactions describes the compactions of r: how many, after which turns
+// of the main thread, and what they cost.
+func compactions(r *Report) string {
+	c := r.Compactions
+	var b strings.Builder
+	b.WriteString(thousands(c.Count))
+	if n := len(c.AfterTurns); n > 0 {
+		turns := make([]string, n)
+		for i, t := range c.AfterTurns {
+			turns[i] = thousands(t)
+		}
+		list := turns[0]
+		if n > 1 {
+			list = strings.Join(turns[:n-1], ", ") + " and " + turns[n-1]
+		}
+		word := "turns"
+		if n == 1 {
+			word = "turn"
+		}
+		fmt.Fprintf(&b, " (after main %s %s)", word, list)
+	}
+	fmt.Fprintf(&b, ", %s tokens of context summarized", thousands(c.PreTokens))
+	if c.Runs > 0 {
+		fmt.Fprintf(&b, "; %s: %s tokens in, %s out", plural(c.Runs, "run transcript"), thousands(c.RunInputTokens), thousands(c.RunOutputTokens))
+	}
+	return b.String()
 }
 
 // percent prints a share, "-" when there is none.

@@ -6,6 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
@@ -25,11 +26,16 @@ var runners = map[string]bool{
 // it; an output redirection into scripts/ is one write. cd inside the line
 // moves the folder later relative paths are read from. Words that are not
 // plain text (expansions, substitutions) name nothing. A line that does not
-// parse does nothing.
+// parse does nothing, nor one past the parser's limits (a transcript is
+// someone else's data: a command nested deep enough overflows the parser's
+// stack).
 func (s *session) bashScripts(cmd, cwd string) effect {
 	var eff effect
 	if !strings.Contains(cmd, workbench.ScriptsDir) {
 		return eff // the common case, without a parse
+	}
+	if ephemeral.TooBigToParse(cmd) != "" {
+		return eff
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 	if err != nil {

@@ -30,19 +30,6 @@ func newTotals(o Options) *totals {
 	return t
 }
 
-// thread is the totals' reader of a transcript of the main thread or of a
-// subagent; nil for no totals.
-func (t *totals) thread(main bool) *thread {
-	if t == nil {
-		return nil
-	}
-	side := &t.s.r.Subagents
-	if main {
-		side = &t.s.r.Main
-	}
-	return &thread{s: t.s, t: side, main: main, pending: map[string]effect{}}
-}
-
 // fresh reports whether e is counted in the totals: the first time its
 // entry is seen. Lines without a uuid (bookkeeping) always pass: the
 // readers look at them only for the cwd.
@@ -74,8 +61,15 @@ func (t *totals) add(s *session) {
 		t.forks++
 		return
 	}
-	// A fork's subagent transcripts are its original's, copied.
+	// A fork's subagent transcripts are its original's, copied; so are
+	// its compaction runs and warmups. The compactions themselves are
+	// counted as the totals read them, each once.
 	t.s.r.SubagentTranscripts += s.r.SubagentTranscripts
+	c, sc := &t.s.r.Compactions, s.r.Compactions
+	c.Runs += sc.Runs
+	c.RunInputTokens += sc.RunInputTokens
+	c.RunOutputTokens += sc.RunOutputTokens
+	t.s.r.Warmups += s.r.Warmups
 	if w := s.r.WhatIf; w != nil {
 		t.addWhatIf(w)
 	}
@@ -91,6 +85,7 @@ func (t *totals) report() *Report {
 	r.Path = ""
 	r.Context.First, r.Context.Last, r.Context.GrowthPerTurn = 0, 0, nil
 	r.Window = Window{}
+	r.Compactions.AfterTurns = []int64{} // turns of several sessions: no place in one count
 	r.WhatIf = t.whatIf
 	return r
 }

@@ -4,13 +4,19 @@
 //
 // Usage: prune-session [flags] SESSION. SESSION is the path of a session
 // transcript (.jsonl) or a session id, looked up under
-// $CLAUDE_CONFIG_DIR (default ~/.claude) /projects/*/. Stdin is not read.
+// $CLAUDE_CONFIG_DIR (default ~/.claude) /projects/*/; a subagent's
+// transcript (named agent-*.jsonl, or holding subagent entries alone) is
+// refused. Stdin is not read.
 //
 // The fork gets a fresh session id and lands beside the original as
-// <new-id>.jsonl, with every sessionId rewritten and the session folder
-// (subagent transcripts) copied to <new-id>/, where a flower-fork.json
-// names the original (transcript.ForkMarker; Claude Code ignores it,
-// context-audit reports it). Both are written atomically: whole or absent
+// <new-id>.jsonl, with every field that holds the session's id rewritten
+// (sessionId, session_id, deeper ones; not what the model read) and the
+// session folder (subagent transcripts) copied to <new-id>/, with CLI 2.0's
+// subagent transcripts beside the session's in its subagents/, and a
+// flower-fork.json naming the original (transcript.ForkMarker; Claude Code
+// ignores it, context-audit reports it). A plan that changes nothing
+// writes no fork: the report says there was nothing to prune and the
+// original's id is printed. Both are written atomically: whole or absent
 // for every reader (a temporary file or folder renamed into place), as
 // spill-guard writes its files and Claude Code its transcripts, without an
 // fsync (Claude Code 2.1.328 syncs none of its transcripts; see
@@ -23,7 +29,11 @@
 // first read) is refused. SIGINT, SIGTERM and SIGHUP stop a run and it
 // removes what it wrote; what a SIGKILL leaves is removed by a later run
 // (leftovers.go).
-// On the main thread:
+//
+// A resume loads the conversation from the last compaction on, and the
+// messages that compaction kept (transcript.Compaction): the rules act on
+// that part of the main thread alone, and the part before is copied as it
+// is. On that part of the main thread:
 //  1. glance results (Bash commands package ephemeral calls glances) but the
 //     most recent --keep-recent expire: their body becomes a note naming the
 //     command and how many turns ago it ran;
@@ -38,11 +48,18 @@
 //
 // Entries removed are re-linked: whatever pointed at them (parentUuid,
 // logicalParentUuid, leafUuid) points at their nearest kept ancestor. Lines
-// of unknown types are copied untouched but for the session id.
+// of unknown types are copied untouched but for the session id, the last
+// newline as in the original. Breakage the input holds (a result without
+// its call, a parent that is gone) is carried over, and none added: a call
+// whose id does not tie it to one result stays.
 //
-// Stdout: the new session id and a newline, nothing with --dry-run. Stderr: a
-// short report of what was expired, removed, replaced and trimmed and the
-// body characters before and after.
+// Stdout: the new session id and a newline (the original's when nothing
+// changed), nothing with --dry-run. Stderr: a short report of what was
+// expired, removed, replaced and trimmed, the body characters a resume of
+// the original and of the fork sends (user and assistant entries after the
+// last compaction and those it kept, API errors left out: the first
+// request of a resume in the real CLI holds them), and how many turns lie
+// before the last compaction.
 //
 // Flags: --keep-recent N (6), --keep-denials N (1), --trim, --trim-min N
 // (2000), --trim-keep N (20), --spill-dir DIR, --session-id UUID (the fork's

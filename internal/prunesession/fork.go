@@ -35,15 +35,13 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // whatever else Claude Code keeps there) to dst, rewriting the session id in
 // every .jsonl file, which must parse as the main transcript does, and puts
 // in it a transcript.ForkMarker naming oldID (in place of the marker of src,
-// when src is a fork itself). The copy is built in a temporary folder beside
+// when src is a fork itself). The subagent transcripts beside go to its
+// subagents/ folder. The copy is built in a temporary folder beside
 // dst and renamed into place, so dst appears whole or not at all. With dst
 // "" nothing is written: the files are only checked (a dry run). A missing
 // src gives a dst holding the marker alone.
-func copySessionDir(ctx context.Context, src, dst, oldID, newID string, sync bool) error {
+func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID, newID string, sync bool) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
-		if dst == "" {
-			return nil
-		}
 		src = ""
 	}
 	tmp := ""
@@ -97,6 +95,19 @@ func copySessionDir(ctx context.Context, src, dst, oldID, newID string, sync boo
 			}
 			return copyFile(ctx, path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
 		})
+	}
+	for _, sub := range beside {
+		if err != nil {
+			break
+		}
+		to := filepath.Join(tmp, "subagents", filepath.Base(sub))
+		if _, serr := os.Stat(filepath.Dir(to)); tmp != "" && errors.Is(serr, fs.ErrNotExist) {
+			if err = os.Mkdir(filepath.Dir(to), ownerOnly); err != nil {
+				break
+			}
+			perms = append(perms, dirPerm{filepath.Dir(to), ownerOnly})
+		}
+		err = copyFile(ctx, sub, to, tmp == "", sync, true, oldID, newID)
 	}
 	if err == nil && tmp != "" {
 		err = writeNew(sync)(filepath.Join(tmp, transcript.ForkMarker), 0o600, func(w io.Writer) error {
@@ -174,22 +185,30 @@ func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool
 }
 
 // copyTranscript copies a subagent transcript line by line, checking that
-// each parses and giving it the fork's session id.
+// each parses and giving it the fork's session id. It ends in a newline
+// when the original does.
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, writeBufferSize)
+	var read digest
 	var line []byte
-	err := transcript.Scan(in, func(_ int, e *transcript.Entry, err error) error {
+	err := transcript.Scan(io.TeeReader(in, &read), func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
 		if line, err = setSessionID(append(line[:0], e.Raw...), oldID, newID); err != nil {
 			return err
 		}
-		w.Write(line)
-		return w.WriteByte('\n')
+		if n > 1 {
+			w.WriteByte('\n')
+		}
+		_, err = w.Write(line)
+		return err
 	})
 	if err != nil {
 		return err
+	}
+	if read.n > 0 && read.last == '\n' {
+		w.WriteByte('\n')
 	}
 	return w.Flush()
 }

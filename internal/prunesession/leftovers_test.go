@@ -26,7 +26,11 @@ func trimmable(t *testing.T, project string, n int) string {
 	body := strings.Repeat("build output line\n", 200)
 	for i := range n {
 		tool := fmt.Sprintf("toolu_%d", i)
-		fmt.Fprintf(&b, `{"parentUuid":%s,"type":"assistant","cwd":"/w","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"make"}}]},"uuid":"a%d","sessionId":"s"}`+"\n", parent, i, tool, i)
+		command := "make"
+		if i == 0 {
+			command = "git status" // a glance: --keep-recent 0 has a change to make
+		}
+		fmt.Fprintf(&b, `{"parentUuid":%s,"type":"assistant","cwd":"/w","message":{"id":"m%d","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":%q}}]},"uuid":"a%d","sessionId":"s"}`+"\n", parent, i, tool, command, i)
 		fmt.Fprintf(&b, `{"parentUuid":"a%d","type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]},"uuid":"b%d","sessionId":"s"}`+"\n", i, tool, body, i)
 		parent = strconv.Quote(fmt.Sprintf("b%d", i))
 	}

@@ -58,6 +58,10 @@ type call struct {
 	note                             int32  // a glance's: its expiry note's command (plan.notes), else noNote
 	uuid, parent                     string // its entry's, to remove it
 	refs                             []toolRef
+	// ambiguous is set when its id does not tie it to one result: another
+	// call open under the same id, or a second result. Removing it could
+	// leave a half pair, so it stays.
+	ambiguous bool
 }
 
 // same is s, as the string c already holds when it is the uuid of c or of
@@ -144,13 +148,30 @@ type plan struct {
 	// every line, is its first member and found at once).
 	farRefs []int32
 	edits   []edit // the changes of kept lines, sorted by line once decided
-	turns   int
+	// turns counts the responses after the last compaction, the ones the
+	// rules act on.
+	turns int
 	// removedBlocks counts, per line, the blocks removed so far.
 	removedBlocks map[int32]int32
 	spillDir      string
+	// newline says whether the transcript ends in one: the fork ends as the
+	// original does.
+	newline bool
 
+	// cut is the line of the last compaction (0 for none): a resume loads
+	// what follows it, and the rules act on that alone (see compact.go).
+	cut         int32
+	compactions int
+	turnsBefore int                   // responses before the cut
+	keeps       transcript.Compaction // what the last compaction kept from before it
+	// main and side count the conversation entries of the main thread and
+	// of subagents: a transcript of subagent entries alone is not a session.
+	main, side int
+
+	// charsBefore counts the body characters a resume sends of the part
+	// after the cut: user and assistant entries but API errors.
 	charsBefore int64
-	charsGone   int64 // body characters of dropped blocks and entries
+	charsGone   int64 // body characters of blocks and entries removed
 
 	expired, removed, apiErrors, interrupted, trimmed int
 	deniedSeen, glancesSeen, largeSeen                int
@@ -179,27 +200,31 @@ const (
 // checksum is the table of plan.sum: CRC-32C, which the CPU computes.
 var checksum = crc32.MakeTable(crc32.Castagnoli)
 
-// digest counts and checksums the bytes a pass reads.
+// digest counts and checksums the bytes a pass reads, and keeps the last.
 type digest struct {
-	n   int64
-	sum uint32
+	n    int64
+	sum  uint32
+	last byte
 }
 
 func (d *digest) Write(b []byte) (int, error) {
 	d.n += int64(len(b))
 	d.sum = crc32.Update(d.sum, checksum, b)
+	if len(b) > 0 {
+		d.last = b[len(b)-1]
+	}
 	return len(b), nil
 }
 
 // buildPlan reads the transcript once, checking every line, and decides
 // every change.
 func buildPlan(r io.Reader, o options) (*plan, error) {
-	p := &plan{dropped: map[string]string{}, removedBlocks: map[int32]int32{}, noteOf: map[string]int32{}, glances: o.glances}
+	p := &plan{noteOf: map[string]int32{}, glances: o.glances}
 	var (
-		open    = map[string]*call{} // calls whose result is still to come, by id
-		denied  = map[string]*call{} // calls denied and not removed yet, by id
-		goneIDs = map[string]bool{}  // the ids of the calls removed
-		queue   []int                // indexes in results of the denials not removed yet, oldest first
+		open    map[string]*call // calls whose result is still to come, by id
+		denied  map[string]*call // calls denied and not removed yet, by id
+		goneIDs map[string]bool  // the ids of the calls removed
+		queue   []int            // indexes in results of the denials not removed yet, oldest first
 		results []result
 		apiErrs []toolRef
 		// Turns are distinct message ids. A hash of each stands for it:
@@ -207,9 +232,21 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		// a transcript of small lines. The seed is random, so that no
 		// transcript can be written to make two ids collide.
 		seed    = maphash.MakeSeed()
-		seen    = map[uint64]struct{}{}
+		seen    map[uint64]struct{}
 		lastMsg string
 	)
+	// start (re)starts the plan: at the top, and at each compaction, since
+	// a resume loads only what follows the last one. What was decided
+	// before it is dropped with what it kept: the part before the cut is
+	// copied as it is.
+	start := func() {
+		open, denied, goneIDs, seen = map[string]*call{}, map[string]*call{}, map[string]bool{}, map[uint64]struct{}{}
+		queue, results, apiErrs, lastMsg = nil, nil, nil, ""
+		p.dropped, p.removedBlocks, p.gone, p.edits = map[string]string{}, map[int32]int32{}, nil, nil
+		p.turnsBefore += p.turns
+		p.turns, p.charsBefore, p.charsGone, p.removed, p.deniedSeen = 0, 0, 0, 0, 0
+	}
+	start()
 	// Rule 2 is applied as the transcript is read: every denied call but
 	// the most recent keepDenials goes, so the oldest of the queue goes as
 	// soon as keepDenials newer ones are known, and what removing it needed
@@ -219,8 +256,8 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 		r := &results[queue[0]]
 		queue = queue[1:]
 		c := r.more.call
-		if c == nil {
-			// Its tool_use is not in this file: removing the result alone
+		if c == nil || c.ambiguous {
+			// Its tool_use is not in this file, or not its alone: removing
 			// would leave a half pair, so both stay.
 			return
 		}
@@ -249,6 +286,18 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			p.farRefs = append(p.farRefs, line)
 		}
 		if e.IsSidechain {
+			if e.IsConversation() {
+				p.side++
+			}
+			return nil
+		}
+		if e.IsConversation() {
+			p.main++
+		}
+		if e.IsCompactBoundary() {
+			start()
+			p.cut, p.keeps = line, transcript.CompactionOf(e)
+			p.compactions++
 			return nil
 		}
 		if e.Message == nil {
@@ -269,14 +318,15 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 			}
 			return nil
 		}
-		chars := e.Chars()
-		if e.Type == "user" || e.Type == "assistant" {
-			p.charsBefore += int64(chars)
-		}
-		if e.IsAPIError {
+		// Claude Code's API-error entries hold text alone, and a resume does
+		// not send them (checked with 2.1.328): they count for nothing. One
+		// that holds a call or a result is kept, or its pair would break.
+		if e.IsAPIError && len(e.ToolUses())+len(e.ToolResults()) == 0 {
 			apiErrs = append(apiErrs, toolRef{line, strings.Clone(e.UUID), strings.Clone(e.ParentUUID)})
-			p.charsGone += int64(chars)
 			return nil
+		}
+		if e.Type == "user" || e.Type == "assistant" {
+			p.charsBefore += int64(e.Chars())
 		}
 		// The entries of one response come one after another: the set is
 		// only asked when the id changes.
@@ -305,8 +355,23 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 						c.note = p.glanceNote(cmd.Str)
 					}
 				}
+				if b.ID == "" {
+					break // no result can name it
+				}
+				if prev := open[b.ID]; prev != nil {
+					prev.ambiguous, c.ambiguous = true, true
+				}
 				open[strings.Clone(b.ID)] = c
 			case "tool_result":
+				if goneIDs[b.ToolUseID] {
+					// A second result of a call removed: it goes too.
+					p.removeBlock(line, strings.Clone(e.UUID), strings.Clone(e.ParentUUID), int32(b.Index), blocks)
+					p.charsGone += int64(b.Chars)
+					continue
+				}
+				if dc := denied[b.ToolUseID]; dc != nil {
+					dc.ambiguous = true // a second result of a denied call
+				}
 				r := result{line: line, block: int32(b.Index), chars: int32(b.Chars), note: noNote, single: trs == 1, textOnly: textOnly(b)}
 				if trs == 1 {
 					r.denial = denialOf(e.ToolDenialKind)
@@ -348,7 +413,10 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	if p.lines == 0 {
 		return nil, errors.New("the transcript is empty")
 	}
-	p.size, p.sum = read.n, read.sum
+	if p.main == 0 && p.side > 0 {
+		return nil, errSubagent
+	}
+	p.size, p.sum, p.newline = read.n, read.sum, read.last == '\n'
 	p.spillDir = o.spillDir
 	if p.spillDir == "" && o.trim {
 		if p.cwd == "" {
@@ -366,6 +434,13 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	slices.SortStableFunc(p.edits, func(a, b edit) int { return int(a.line - b.line) })
 	return p, nil
 }
+
+// errSubagent refuses a subagent's transcript given as the session: it is
+// no conversation a resume could continue.
+var errSubagent = errors.New("a subagent's transcript, not a session's: prune the session it belongs to")
+
+// changes reports whether the plan changes anything.
+func (p *plan) changes() bool { return len(p.gone) > 0 || len(p.edits) > 0 }
 
 // uniqueIDs is the non-empty ids among a and b, each once.
 func uniqueIDs(a, b string) []string {

@@ -106,7 +106,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.Fail(err)
 	}
 	if !*dry {
-		fmt.Fprintln(stdout, *newID)
+		fmt.Fprintln(stdout, rep.resume)
 	}
 	rep.write(stderr)
 	return hook.ExitOK
@@ -115,6 +115,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 // prune does the work of Main once the flags are read, on the transcript
 // at src.
 func prune(ctx context.Context, src, newID string, o options, dry bool) (*report, error) {
+	if transcript.IsSubagentFile(src) {
+		return nil, fmt.Errorf("%s: %w (nothing written)", src, errSubagent)
+	}
 	p, err := readPlan(ctx, src, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
@@ -124,6 +127,18 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 	dstDir := transcript.SessionDir(dst)
 	if _, err := os.Lstat(dst); err == nil {
 		return nil, fmt.Errorf("%s already exists", dst)
+	}
+	// Subagent transcripts beside the session's (CLI 2.0) go into the
+	// fork's subagents/ folder, where Claude Code 2.1 keeps them.
+	var beside []string
+	subs, err := transcript.Subagents(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: subagents: %w (nothing written)", src, err)
+	}
+	for _, sub := range subs {
+		if filepath.Dir(sub) == filepath.Dir(src) {
+			beside = append(beside, sub)
+		}
 	}
 	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry, sync: o.sync, list: filepath.Join(dstDir, spillList)}
 	run := func(w io.Writer) error {
@@ -138,18 +153,22 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		}
 		return err
 	}
-	if dry {
-		if err := copySessionDir(ctx, transcript.SessionDir(src), "", oldID, newID, false); err != nil {
-			return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+	if dry || !p.changes() {
+		// Read through all the same, for what a resume sends (rw.kept) and,
+		// on a dry run, to check what a fork would copy.
+		if dry {
+			if err := copySessionDir(ctx, transcript.SessionDir(src), "", beside, oldID, newID, false); err != nil {
+				return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+			}
 		}
 		if err := run(io.Discard); err != nil {
 			return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
 		}
-		return newReport(src, "", p, rw.delta, o, true), nil
+		return newReport(src, "", oldID, p, rw, o, dry), nil
 	}
 	removeStale(filepath.Dir(dst), time.Now())
 	// The folder first: when the transcript appears, all it refers to is there.
-	if err := copySessionDir(ctx, transcript.SessionDir(src), dstDir, oldID, newID, o.sync); err != nil {
+	if err := copySessionDir(ctx, transcript.SessionDir(src), dstDir, beside, oldID, newID, o.sync); err != nil {
 		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 	}
 	err = writeNew(o.sync)(dst, 0o600, run)
@@ -173,7 +192,7 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 	}
 	// The fork is whole: its spill files are its own now.
 	os.Remove(rw.list)
-	return newReport(src, dst, p, rw.delta, o, false), nil
+	return newReport(src, dst, newID, p, rw, o, false), nil
 }
 
 // syncDirs syncs the project folder, which holds the fork and its session

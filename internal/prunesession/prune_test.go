@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,7 +80,18 @@ func TestSetSessionID(t *testing.T) {
 	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 	tests := []struct{ name, in, want string }{
 		{"in place", `{"type":"x","sessionId":"` + oldID + `","a":1}`, `{"type":"x","sessionId":"` + newID + `","a":1}`},
-		{"nested only", `{"type":"x","data":{"sessionId":"` + oldID + `"}}`, `{"type":"x","data":{"sessionId":"` + oldID + `"}}`},
+		{"nested", `{"type":"x","data":{"sessionId":"` + oldID + `"}}`, `{"type":"x","data":{"sessionId":"` + newID + `"}}`},
+		{"both", `{"type":"x","sessionId":"` + oldID + `","session_id":"` + oldID + `"}`, `{"type":"x","sessionId":"` + newID + `","session_id":"` + newID + `"}`},
+		{"snake case first", `{"session_id":"` + oldID + `","type":"x","sessionId":"` + oldID + `"}`, `{"session_id":"` + newID + `","type":"x","sessionId":"` + newID + `"}`},
+		{"snake case of another session", `{"type":"x","sessionId":"` + oldID + `","session_id":"abc"}`, `{"type":"x","sessionId":"` + newID + `","session_id":"abc"}`},
+		{"a tool's output", `{"type":"user","sessionId":"` + oldID + `","toolUseResult":{"stdout":"{\"session_id\":\"` + oldID + `\"}","session_id":"` + oldID + `"}}`,
+			`{"type":"user","sessionId":"` + newID + `","toolUseResult":{"stdout":"{\"session_id\":\"` + oldID + `\"}","session_id":"` + newID + `"}}`},
+		{"deep", `{"type":"attachment","attachment":{"hookInput":[{"session_id":"` + oldID + `","parentSessionId":"` + oldID + `","other":"` + oldID + `"}]}}`,
+			`{"type":"attachment","attachment":{"hookInput":[{"session_id":"` + newID + `","parentSessionId":"` + newID + `","other":"` + oldID + `"}]}}`},
+		{"another session's", `{"type":"x","bridgeSessionId":"abc","data":{"session_id":"abc"}}`, `{"type":"x","bridgeSessionId":"abc","data":{"session_id":"abc"}}`},
+		{"a key to escape", `{"type":"x","a.b":{"*session":"` + oldID + `"}}`, `{"type":"x","a.b":{"*session":"` + newID + `"}}`},
+		{"what the model reads", `{"type":"user","message":{"content":[{"type":"tool_use","input":{"session_id":"` + oldID + `"}}]}}`,
+			`{"type":"user","message":{"content":[{"type":"tool_use","input":{"session_id":"` + oldID + `"}}]}}`},
 		{"other id", `{"type":"x","sessionId":"abc"}`, `{"type":"x","sessionId":"` + newID + `"}`},
 		{"escaped", `{"type":"x","sessionId":"11111111-1111-4111-8111-11111111111\u0031"}`, `{"type":"x","sessionId":"` + newID + `"}`},
 		{"none", `{"type":"x"}`, `{"type":"x"}`},
@@ -130,8 +142,9 @@ var fuzzSeeds = []string{
 }
 
 // FuzzPrune: a transcript is refused or pruned, never a panic; a pruned one
-// is rewritten without error, every output line parses, and a whole input
-// (one that passes Verify) gives a whole fork.
+// is rewritten without error, every output line parses, a whole input (one
+// that passes Verify) gives a whole fork, and a broken one a fork broken in
+// no new way: what was broken is carried over, nothing more.
 func FuzzPrune(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(0))
@@ -158,12 +171,74 @@ func FuzzPrune(f *testing.F) {
 				t.Fatalf("output line %d does not parse: %v\n%s", rd.Line(), err, line)
 			}
 		}
-		if len(transcript.Verify(bytes.NewReader(in))) == 0 {
-			if problems := transcript.Verify(bytes.NewReader(out.Bytes())); len(problems) > 0 {
-				t.Fatalf("a whole transcript gave a broken fork: %v\n--- in\n%s--- out\n%s", problems, in, out.Bytes())
+		was := map[string]bool{}
+		for _, p := range transcript.Verify(bytes.NewReader(in)) {
+			was[problemKind(p)] = true
+		}
+		for _, p := range transcript.Verify(bytes.NewReader(out.Bytes())) {
+			if !was[problemKind(p)] {
+				t.Fatalf("the fork is broken in a new way: %s (the input: %v)\n--- in\n%s--- out\n%s", p, was, in, out.Bytes())
+			}
+		}
+		inLoops := onLoops(t, in)
+		for u := range onLoops(t, out.Bytes()) {
+			if !inLoops[u] {
+				t.Fatalf("the fork's parentUuid chains loop through %s, the input's do not\n--- in\n%s--- out\n%s", u, in, out.Bytes())
 			}
 		}
 	})
+}
+
+// onLoops is the set of uuids that lie on a loop of parentUuid links, an
+// entry's uuid naming its last entry as Claude Code reads it (a map).
+func onLoops(t *testing.T, b []byte) map[string]bool {
+	parent := map[string]string{}
+	rd := transcript.NewReader(bytes.NewReader(b))
+	for {
+		line, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if e, err := transcript.Parse(line); err == nil && e.UUID != "" {
+			parent[e.UUID] = e.ParentUUID
+		}
+	}
+	on := map[string]bool{}
+	for start := range parent {
+		// A walk up that comes back to where it started is a loop through it.
+		for u, n := parent[start], 0; u != "" && n <= len(parent); u, n = parent[u], n+1 {
+			if u == start {
+				on[start] = true
+				break
+			}
+		}
+	}
+	return on
+}
+
+// problemKind is a problem transcript.Verify finds, without what differs
+// between a transcript and its fork for the same breakage: line numbers,
+// which entry is the newest leaf (removing entries can make another one
+// the newest, whose chain meets the same gap or loop), and which field
+// names a missing entry (a removed entry's children point at what it
+// pointed at).
+// Which entry a loop is said to loop at depends on where the walk started:
+// the entries on loops are compared apart (onLoops).
+var (
+	lineNumber = regexp.MustCompile(`^line \d+: `)
+	leafChain  = regexp.MustCompile(`^the chain (?:from the newest leaf .*?|of parentUuid) (breaks|loops) at (.*)$`)
+	missing    = regexp.MustCompile(`^(?:parentUuid|logicalParentUuid|leafUuid) (.*) names no entry$`)
+)
+
+func problemKind(p string) string {
+	p = lineNumber.ReplaceAllString(p, "")
+	if m := leafChain.FindStringSubmatch(p); m != nil {
+		if m[1] == "loops" {
+			return "a loop"
+		}
+		return m[2] + " names no entry" // a chain breaks where a parentUuid names none
+	}
+	return missing.ReplaceAllString(p, "$1 names no entry")
 }
 
 // TestCopySessionDirModes: each folder of the copy has its source folder's
@@ -207,7 +282,7 @@ func TestCopySessionDirModes(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(src, "tool-results"), 0o700) })
 	dst := filepath.Join(root, newID)
-	if err := copySessionDir(context.Background(), src, dst, oldID, newID, true); err != nil {
+	if err := copySessionDir(context.Background(), src, dst, nil, oldID, newID, true); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(dst, "tool-results"), 0o700) })
@@ -241,13 +316,13 @@ func TestCopySessionDirMarker(t *testing.T) {
 	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 	root := t.TempDir()
 	src, dst := filepath.Join(root, oldID), filepath.Join(root, newID)
-	if err := copySessionDir(context.Background(), src, "", oldID, newID, false); err != nil {
+	if err := copySessionDir(context.Background(), src, "", nil, oldID, newID, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(dst); !os.IsNotExist(err) {
 		t.Fatalf("a dry run left %s (%v)", dst, err)
 	}
-	if err := copySessionDir(context.Background(), src, dst, oldID, newID, true); err != nil {
+	if err := copySessionDir(context.Background(), src, dst, nil, oldID, newID, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dst)

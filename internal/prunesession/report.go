@@ -6,17 +6,26 @@ import (
 	"strings"
 )
 
-// report is what prune-session tells the user on stderr.
+// report is what prune-session tells the user on stderr, and the id of the
+// session to resume.
 type report struct {
-	lines []string
+	lines  []string
+	resume string // the fork's id, or the original's when nothing changed
 }
 
-func newReport(src, dst string, p *plan, delta int64, o options, dry bool) *report {
-	r := &report{}
+// newReport reports a run on src: a fork written to dst as id, or, when
+// the plan changes nothing, no fork (resume is then the original's id).
+func newReport(src, dst, id string, p *plan, rw *rewriter, o options, dry bool) *report {
+	r := &report{resume: id}
 	add := func(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }
-	if dry {
+	switch {
+	case !p.changes() && dry:
+		add("%s: dry run on %s: nothing to prune, nothing written", name, src)
+	case !p.changes():
+		add("%s: nothing to prune in %s: nothing written, resume it as it is", name, src)
+	case dry:
 		add("%s: dry run on %s, nothing written", name, src)
-	} else {
+	default:
 		add("%s: %s -> %s", name, src, dst)
 	}
 	add("  expired   %s of %d (kept the %d most recent)", plural(p.expired, "glance result"), p.glancesSeen, o.keepRecent)
@@ -28,13 +37,28 @@ func newReport(src, dst string, p *plan, delta int64, o options, dry bool) *repo
 	} else {
 		add("  trimmed   off (--trim)")
 	}
+	// What a resume sends: the main thread after the last compaction, and
+	// what that compaction kept from before it (compact.go).
 	before := p.charsBefore
-	after := before - p.charsGone + delta
+	turns := p.turns
+	if rw.kept != nil {
+		before += rw.kept.chars
+		turns += rw.kept.turns
+	}
+	after := before - p.charsGone + rw.delta
 	change := ""
 	if before > 0 {
 		change = fmt.Sprintf(" (%+.1f%%)", 100*float64(after-before)/float64(before))
 	}
-	add("  chars     %d -> %d%s in %s", before, after, change, plural(p.turns, "turn"))
+	add("  chars     %d -> %d%s in the %s a resume sends", before, after, change, plural(turns, "turn"))
+	if p.compactions > 0 {
+		sent := "none of them"
+		if k := rw.kept.turnsOrZero(); k > 0 {
+			sent = fmt.Sprintf("the %d it kept", k)
+		}
+		add("  compacted %s: %s before the last one, left as they are; a resume sends %s",
+			plural(p.compactions, "time"), plural(p.turnsBefore, "turn"), sent)
+	}
 	return r
 }
 

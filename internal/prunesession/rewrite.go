@@ -2,6 +2,7 @@ package prunesession
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -37,6 +39,8 @@ type rewriter struct {
 	list     string
 	listFile *os.File
 	scratch  []byte // the line being rewritten, kept for its capacity
+	// kept is what a resume sends of the part before the last compaction.
+	kept *kept
 }
 
 // writeBufferSize batches the fork into large writes.
@@ -51,6 +55,8 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 	rd := transcript.NewReader(io.TeeReader(io.LimitReader(src, rw.p.size), &read))
 	w := bufio.NewWriterSize(dst, writeBufferSize)
 	gone, edits, far := rw.p.gone, rw.p.edits, rw.p.farRefs
+	rw.kept = newKept(rw.p.keeps)
+	written := 0
 	for {
 		raw, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -80,17 +86,28 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		if len(gone) > 0 && gone[0] == n {
 			continue
 		}
+		if n < rw.p.cut {
+			rw.kept.see(raw)
+		}
 		line, err := rw.line(raw, mine, len(far) > 0 && far[0] == n)
 		if err != nil {
 			return &transcript.LineError{Line: int(n), Err: err}
 		}
-		w.Write(line)
-		if err := w.WriteByte('\n'); err != nil {
+		// Lines are joined by newlines, and the fork ends in one only when
+		// the original does.
+		if written > 0 {
+			w.WriteByte('\n')
+		}
+		written++
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
 	if rd.Line() != rw.p.lines || read.n != rw.p.size || read.sum != rw.p.sum {
 		return errChanged
+	}
+	if written > 0 && rw.p.newline {
+		w.WriteByte('\n')
 	}
 	return w.Flush()
 }
@@ -187,20 +204,78 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 	return out, nil
 }
 
-// setSessionID rewrites the top-level sessionId. Both ids are UUIDs of the
-// same length written without escapes, so the common case overwrites the
-// bytes of the value where they stand; anything else goes through sjson.
+// setSessionID gives a line the fork's session id: in the top-level
+// sessionId, whatever it held (an entry of the fork is the fork's), and
+// wherever else the original's id stands as the value of a field whose name
+// holds "session": session_id beside sessionId (CLI 2.1.2xx), a hook
+// payload an attachment carries, a tool's structured output, a field of a
+// later version. What the model read (message) is left as it was: a fork
+// changes what it says only where a rule does. sessionId is on every line, so it
+// is overwritten where it stands when both ids are UUIDs written without
+// escapes; the rest is looked for only in the lines that still hold the id
+// (a search costs a tenth of a walk), and set through sjson.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	v := gjson.GetBytes(out, "sessionId")
-	if v.Type != gjson.String {
+	out, err := setTopSessionID(out, "sessionId", oldID, newID, true)
+	if err != nil || !bytes.Contains(out, []byte(oldID)) {
+		return out, err
+	}
+	if out, err = setTopSessionID(out, "session_id", oldID, newID, false); err != nil || !bytes.Contains(out, []byte(oldID)) {
+		return out, err
+	}
+	var paths []string
+	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "message", "sessionId", "session_id":
+		default:
+			if (v.IsObject() || v.IsArray()) && strings.Contains(v.Raw, oldID) {
+				paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
+			}
+		}
+		return true
+	})
+	for _, path := range paths {
+		if out, err = sjson.SetBytes(out, path, newID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// setTopSessionID sets the top-level field key to newID, if it is a string
+// that is oldID or, with always, any string.
+func setTopSessionID(out []byte, key, oldID, newID string, always bool) ([]byte, error) {
+	v := gjson.GetBytes(out, key)
+	if v.Type != gjson.String || !always && v.Str != oldID {
 		return out, nil
 	}
-	if len(oldID) == len(newID) && len(v.Raw) == len(oldID)+2 && v.Raw[1:len(v.Raw)-1] == oldID && v.Index > 0 {
+	if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
 		copy(out[v.Index+1:], newID)
 		return out, nil
 	}
-	raw, _ := json.Marshal(newID)
-	return sjson.SetRawBytes(out, "sessionId", raw)
+	return sjson.SetBytes(out, key, newID)
+}
+
+// sessionPaths adds to paths the path of every field within v, itself at
+// path, whose name holds "session" and whose value is the string id.
+func sessionPaths(paths []string, path string, v gjson.Result, id string) []string {
+	i := -1
+	v.ForEach(func(k, f gjson.Result) bool {
+		i++
+		sub := func() string {
+			if v.IsObject() {
+				return path + "." + gjson.Escape(k.Str)
+			}
+			return path + "." + strconv.Itoa(i)
+		}
+		switch {
+		case f.Type == gjson.String && f.Str == id && v.IsObject() && strings.Contains(strings.ToLower(k.Str), "session"):
+			paths = append(paths, sub())
+		case (f.IsObject() || f.IsArray()) && strings.Contains(f.Raw, id):
+			paths = sessionPaths(paths, sub(), f, id) // only where the id is
+		}
+		return true
+	})
+	return paths
 }
 
 // patchToolUseResult keeps toolUseResult, the structured output Claude Code
@@ -320,4 +395,70 @@ func bodyText(v gjson.Result) string {
 		return true
 	})
 	return strings.Join(parts, "\n")
+}
+
+// kept finds, as pass two copies the part before the last compaction, the
+// entries that compaction kept verbatim, and counts what a resume sends of
+// them: a resume loads those too (transcript.Compaction). They are copied
+// as they are, like everything before the cut.
+type kept struct {
+	uuids   map[string]bool
+	tail    string // of a segment: where it ends
+	done    bool
+	chars   int64
+	turns   int
+	lastMsg string
+}
+
+// newKept is the kept of a compaction, nil when it kept nothing.
+func newKept(c transcript.Compaction) *kept {
+	if !c.Keeps() {
+		return nil
+	}
+	k := &kept{uuids: map[string]bool{}}
+	for _, u := range c.Preserved {
+		k.uuids[u] = true
+	}
+	if len(c.Preserved) == 0 {
+		// A segment: its head, then each entry whose parent is in it, down
+		// to its tail (entries come after their parents).
+		k.uuids[c.PreservedHead], k.tail = true, c.PreservedTail
+	}
+	return k
+}
+
+// see looks at one line before the cut.
+func (k *kept) see(raw []byte) {
+	if k == nil || k.done {
+		return
+	}
+	ids := gjson.GetManyBytes(raw, "uuid", "parentUuid")
+	u := ids[0].Str
+	if u == "" {
+		return
+	}
+	if !k.uuids[u] {
+		if k.tail == "" || !k.uuids[ids[1].Str] {
+			return
+		}
+		k.uuids[strings.Clone(u)] = true
+	}
+	k.done = k.tail != "" && u == k.tail
+	e, err := transcript.Parse(raw)
+	if err != nil || e.Message == nil || e.IsSidechain || e.IsAPIError || (e.Type != "user" && e.Type != "assistant") {
+		return
+	}
+	k.chars += int64(e.Chars())
+	if id := e.Message.ID; e.Type == "assistant" && !e.IsAPIError && id != "" && id != k.lastMsg {
+		k.lastMsg = strings.Clone(id)
+		k.turns++
+	}
+}
+
+// turnsOrZero is k's turns, 0 for no k.
+func (k *kept) turnsOrZero() int {
+	if k == nil {
+		return 0
+	}
+	return k.turns
 }

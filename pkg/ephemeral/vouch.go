@@ -31,25 +31,40 @@ const (
 	maxParenDepth = 32
 )
 
+// TooBigToParse returns why cmd is past the limits within which
+// mvdan.cc/sh parses a command in bounded time, memory and stack
+// (maxCommandBytes, maxParenDepth), or "". Whatever hands a command from a
+// transcript or a payload to that parser checks it first: 320 KB of nested
+// parentheses overflows the stack, which exits 2, "block" to Claude Code.
+func TooBigToParse(cmd string) string {
+	if len(cmd) > maxCommandBytes {
+		return fmt.Sprintf("%d bytes, past the %d a glance may have", len(cmd), maxCommandBytes)
+	}
+	depth := 0
+	for i := 0; i < len(cmd); i++ {
+		switch cmd[i] {
+		case '(':
+			if depth++; depth > maxParenDepth {
+				return fmt.Sprintf("parentheses nested more than %d deep", maxParenDepth)
+			}
+		case ')':
+			depth = max(depth-1, 0)
+		}
+	}
+	return ""
+}
+
 // unvouched returns why the text of cmd cannot be handed to the parser and
 // trusted to mean what it means to bash, or "".
 func unvouched(cmd string) string {
-	if len(cmd) > maxCommandBytes {
-		return fmt.Sprintf("cannot vouch for it: %d bytes, past the %d a glance may have", len(cmd), maxCommandBytes)
+	if why := TooBigToParse(cmd); why != "" {
+		return "cannot vouch for it: " + why
 	}
 	if !utf8.ValidString(cmd) {
 		return "cannot vouch for it: not valid UTF-8"
 	}
-	depth := 0
 	for i := 0; i < len(cmd); i++ {
-		switch c := cmd[i]; {
-		case c == '(':
-			if depth++; depth > maxParenDepth {
-				return fmt.Sprintf("cannot vouch for it: parentheses nested more than %d deep", maxParenDepth)
-			}
-		case c == ')':
-			depth = max(depth-1, 0)
-		case c < ' ' && c != '\t' && c != '\n', c == 0x7f:
+		if c := cmd[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
 			// The parser takes a carriage return for a blank and drops NUL
 			// bytes; bash keeps a carriage return inside the word ("ls\r# ;
 			// touch x" runs touch) and cannot hold a NUL at all. Other

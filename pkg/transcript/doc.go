@@ -25,6 +25,10 @@
 //   - Many other entry types carry no uuid (queue-operation, last-prompt,
 //     api-request, cost-state, tools-used, …) and change between releases:
 //     callers copy the lines they do not understand untouched.
-//   - Subagents write their own transcripts under
-//     <session-id>/subagents/agent-<agentId>.jsonl.
+//   - Subagents' entries are marked isSidechain. CLI 2.1 writes them to
+//     <session-id>/subagents/agent-<agentId>.jsonl (or a folder below
+//     subagents/), 2.0 to agent-<agentId>.jsonl beside the session's
+//     transcript, 1.0 inline in the main transcript (Subagents).
+//   - Where the CLI compacted the conversation it writes a compact_boundary
+//     entry, and a resume loads from the last one on (compact.go).
 package transcript

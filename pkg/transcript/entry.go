@@ -18,8 +18,9 @@ import (
 // it, not copies: they are valid as long as Raw's bytes are (with Scan,
 // until fn returns). A reader clones what it keeps (strings.Clone).
 type Entry struct {
-	Raw  []byte
-	Type string // user, assistant, system, attachment, progress, last-prompt, …
+	Raw     []byte
+	Type    string // user, assistant, system, attachment, progress, last-prompt, …
+	Subtype string // of system entries: compact_boundary, api_error, local_command, …
 
 	UUID              string
 	ParentUUID        string // "" for a root
@@ -30,9 +31,14 @@ type Entry struct {
 	Cwd               string
 	Timestamp         string
 
-	IsSidechain bool // true for every entry of a subagent transcript
+	// IsSidechain is true for every entry of a subagent: in its own
+	// transcript, or (CLI 1.0.x) inline in the main one.
+	IsSidechain bool
 	IsAPIError  bool // a synthetic assistant entry standing for a failed API call
 	IsMeta      bool
+	// IsCompactSummary marks the user entry holding a compaction's summary,
+	// right after its compact_boundary.
+	IsCompactSummary bool
 
 	// ToolDenialKind is set on the tool_result entry of a call that did not
 	// run: "permission-rule" for hook and settings denials, "interrupted",
@@ -141,7 +147,12 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // UTF-8 with a string "type"; the fields flower reads must have the types
 // Claude Code writes, or Parse says which one does not. Fields it does not
 // read are not checked: unknown entry types pass as long as they are JSON.
-// A field written twice counts as gjson's ForEach sees it: the last one.
+// A field written twice counts as gjson's ForEach sees it: the last one;
+// but a field prune-session edits by its path (message, its content and a
+// block's, parentUuid, logicalParentUuid, leafUuid, toolUseResult) is
+// refused if written twice: gjson and sjson take the first where Claude
+// Code's JSON.parse takes the last, so an edit would miss what Claude Code
+// reads. Claude Code never writes a key twice.
 func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
 
 // parse is Parse on ln, whose tape it reuses: Scan parses every line of a
@@ -187,7 +198,12 @@ func (ln *line) parse(raw []byte) (*Entry, error) {
 		}
 	}
 	var hasType bool
+	var once onceFields
 	eachMember(root, func(k string, v value) bool {
+		if once.twice(k, editedFields[:]) {
+			err = fmt.Errorf("field %q appears twice", k)
+			return false
+		}
 		switch k {
 		case "type":
 			hasType = true
@@ -195,6 +211,11 @@ func (ln *line) parse(raw []byte) (*Entry, error) {
 				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v.result()))
 			}
 			str(&e.Type, k, v)
+		case "subtype":
+			// Not checked: an unknown entry may use the name for anything.
+			if v.isString() {
+				e.Subtype = v.result().Str
+			}
 		case "uuid":
 			str(&e.UUID, k, v)
 		case "parentUuid":
@@ -223,6 +244,8 @@ func (ln *line) parse(raw []byte) (*Entry, error) {
 			boolean(&e.IsAPIError, k, v)
 		case "isMeta":
 			boolean(&e.IsMeta, k, v)
+		case "isCompactSummary":
+			e.IsCompactSummary = v.raw == "true" // not checked either
 		case "permissionDecision":
 			if v.isObject() && err == nil {
 				e.DenialSource, err = wantString("permissionDecision.source", v.result().Get("source"))
@@ -251,7 +274,12 @@ func parseMessage(v value) (*Message, error) {
 	}
 	m := &Message{}
 	var err error
+	var once onceFields
 	eachMember(v, func(k string, f value) bool {
+		if once.twice(k, editedContent[:]) {
+			err = fmt.Errorf("field %q appears twice", "message."+k)
+			return false
+		}
 		switch k {
 		case "id":
 			m.ID, err = wantString("message.id", f.result())
@@ -303,7 +331,13 @@ func parseBlock(i int, v value) (Block, error) {
 	}
 	b := Block{Index: i}
 	var typ, text, id, name, input, toolUseID, isError, content value
+	var once onceFields
+	twice := false
 	eachMember(v, func(k string, f value) bool {
+		if once.twice(k, editedContent[:]) {
+			twice = true
+			return false
+		}
 		switch k {
 		case "type":
 			typ = f
@@ -324,6 +358,9 @@ func parseBlock(i int, v value) (Block, error) {
 		}
 		return true
 	})
+	if twice {
+		return Block{}, fmt.Errorf("field %q appears twice", at(".content"))
+	}
 	if !typ.isString() {
 		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(v.result().Get("type")))
 	}
@@ -449,4 +486,27 @@ func wantBool(key string, v gjson.Result) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
+}
+
+// The fields prune-session edits by their path, which must not appear twice
+// (see Parse): on an entry, and on a message or a content block.
+var (
+	editedFields  = [...]string{"message", "parentUuid", "logicalParentUuid", "leafUuid", "toolUseResult"}
+	editedContent = [...]string{"content"}
+)
+
+// onceFields notes which of such fields an object has shown.
+type onceFields uint8
+
+// twice reports whether k is one of keys and was seen before.
+func (o *onceFields) twice(k string, keys []string) bool {
+	for i, key := range keys {
+		if k == key {
+			bit := onceFields(1) << i
+			dup := *o&bit != 0
+			*o |= bit
+			return dup
+		}
+	}
+	return false
 }

@@ -3,10 +3,15 @@ package transcript
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/tidwall/gjson"
 )
 
 // ConfigDir is Claude Code's configuration folder: $CLAUDE_CONFIG_DIR, else
@@ -83,9 +88,102 @@ func SessionDir(path string) string { return strings.TrimSuffix(path, ".jsonl") 
 func SessionID(path string) string { return filepath.Base(SessionDir(path)) }
 
 // Subagents lists the subagent transcripts of the session at path, sorted;
-// none is not an error.
+// none is not an error. Claude Code has kept them in three places:
+//   - CLI 2.1: <session-id>/subagents/agent-<agent-id>.jsonl, or in a folder
+//     below subagents/ (a workflow's agents);
+//   - CLI 2.0: agent-<agent-id>.jsonl beside the session's own transcript,
+//     in the project folder every session shares; such a file belongs to
+//     the session its entries name in sessionId;
+//   - CLI 1.0: inline, as the isSidechain entries of the main transcript,
+//     which this does not list.
+//
+// A subagent transcript (IsSubagentFile) has none of its own. The list
+// includes compaction runs (IsCompactionRun).
 func Subagents(path string) ([]string, error) {
-	found, err := filepath.Glob(filepath.Join(SessionDir(path), "subagents", "agent-*.jsonl"))
+	if IsSubagentFile(path) {
+		return nil, nil
+	}
+	var found []string
+	err := filepath.WalkDir(filepath.Join(SessionDir(path), "subagents"), func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fs.SkipAll // no subagents/ folder: no subagents there
+		case err != nil:
+			return err
+		case d.Type().IsRegular() && IsSubagentFile(p):
+			found = append(found, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	beside, err := filepath.Glob(filepath.Join(filepath.Dir(path), subagentPrefix+"*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	id := SessionID(path)
+	for _, p := range beside {
+		if sessionOf(p) == id {
+			found = append(found, p)
+		}
+	}
 	sort.Strings(found)
-	return found, err
+	return found, nil
+}
+
+// subagentPrefix begins the name of every subagent transcript.
+const subagentPrefix = "agent-"
+
+// compactionPrefix begins the name of the transcript of a compaction's
+// summarising run (CLI 2.1: agent-acompact-<hex>.jsonl): Claude Code runs
+// it as an agent of its own, but the model did not dispatch it.
+const compactionPrefix = subagentPrefix + "acompact"
+
+// IsSubagentFile reports whether path is named as a subagent transcript
+// (agent-<agent-id>.jsonl), in any of the layouts Subagents reads.
+func IsSubagentFile(path string) bool {
+	base := filepath.Base(path)
+	return strings.HasPrefix(base, subagentPrefix) && strings.HasSuffix(base, ".jsonl")
+}
+
+// IsCompactionRun reports whether path is the transcript of a compaction's
+// summarising run rather than of a subagent the model dispatched.
+func IsCompactionRun(path string) bool {
+	return IsSubagentFile(path) && strings.HasPrefix(filepath.Base(path), compactionPrefix)
+}
+
+// sessionLines bounds how many lines sessionOf reads looking for a
+// sessionId: Claude Code writes one on every entry of a subagent
+// transcript.
+const sessionLines = 8
+
+// sessionOf is the sessionId of the first of the leading lines of the
+// transcript at path that names one, "" when none does or it cannot be
+// read. The path is opened without blocking and read only if it is a
+// regular file: the project folder is Claude Code's, but a name in it may
+// be anything.
+func sessionOf(path string) string {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	rd := NewReader(f)
+	for range sessionLines {
+		line, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return ""
+		}
+		if err != nil {
+			continue
+		}
+		if v := gjson.GetBytes(line, "sessionId"); v.Type == gjson.String {
+			return v.Str
+		}
+	}
+	return ""
 }

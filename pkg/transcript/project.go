@@ -20,8 +20,8 @@ import (
 // so such a path is mapped as written, and after resolving the symlinks of
 // its longest existing ancestor. It returns the folder and the main
 // transcripts in it (<session-id>.jsonl, sorted by name); subagent
-// transcripts live in subfolders and are not listed. A folder without any
-// transcript is an error.
+// transcripts, in subfolders or (CLI 2.0) beside them as agent-*.jsonl, are
+// not listed. A folder without any transcript is an error.
 func ProjectSessions(dir string) (folder string, sessions []string, err error) {
 	if dir == "" {
 		return "", nil, errors.New("no project given")
@@ -52,6 +52,9 @@ func ProjectSessions(dir string) (folder string, sessions []string, err error) {
 		}
 		var mains []string
 		for _, f := range found {
+			if IsSubagentFile(f) {
+				continue // a subagent's (CLI 2.0), read with its session
+			}
 			if info, err := os.Stat(f); err == nil && info.Mode().IsRegular() {
 				mains = append(mains, f)
 			}

@@ -47,7 +47,12 @@ func parseReference(raw []byte) (*Entry, error) {
 		}
 	}
 	var hasType bool
+	var once onceFields
 	root.ForEach(func(k, v gjson.Result) bool {
+		if once.twice(k.Str, editedFields[:]) {
+			err = fmt.Errorf("field %q appears twice", k.Str)
+			return false
+		}
 		switch k.Str {
 		case "type":
 			hasType = true
@@ -55,6 +60,10 @@ func parseReference(raw []byte) (*Entry, error) {
 				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v))
 			}
 			str(&e.Type, k.Str, v)
+		case "subtype":
+			if v.Type == gjson.String {
+				e.Subtype = strings.Clone(v.Str)
+			}
 		case "uuid":
 			str(&e.UUID, k.Str, v)
 		case "parentUuid":
@@ -83,6 +92,8 @@ func parseReference(raw []byte) (*Entry, error) {
 			boolean(&e.IsAPIError, k.Str, v)
 		case "isMeta":
 			boolean(&e.IsMeta, k.Str, v)
+		case "isCompactSummary":
+			e.IsCompactSummary = v.Type == gjson.True
 		case "permissionDecision":
 			if v.IsObject() {
 				str(&e.DenialSource, "permissionDecision.source", v.Get("source"))
@@ -111,7 +122,12 @@ func parseMessageRef(v gjson.Result) (*Message, error) {
 	}
 	m := &Message{}
 	var err error
+	var once onceFields
 	v.ForEach(func(k, f gjson.Result) bool {
+		if once.twice(k.Str, editedContent[:]) {
+			err = fmt.Errorf("field %q appears twice", "message."+k.Str)
+			return false
+		}
 		switch k.Str {
 		case "id":
 			m.ID, err = wantString("message.id", f)
@@ -167,7 +183,13 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 	b := Block{Index: i}
 	var text, id, name, toolUseID, isError gjson.Result
 	var hasType bool
+	var once onceFields
+	twice := false
 	v.ForEach(func(k, f gjson.Result) bool {
+		if once.twice(k.Str, editedContent[:]) {
+			twice = true
+			return false
+		}
 		switch k.Str {
 		case "type":
 			hasType = f.Type == gjson.String
@@ -189,6 +211,9 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 		}
 		return true
 	})
+	if twice {
+		return Block{}, fmt.Errorf("field %q appears twice", at(".content"))
+	}
 	if !hasType {
 		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(v.Get("type")))
 	}

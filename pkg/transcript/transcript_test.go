@@ -98,6 +98,12 @@ func TestParseRefuses(t *testing.T) {
 		{"tool_use input", `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash","input":"ls"}]}}`, `field "message.content.0.input" is a string, want an object`},
 		{"result content", `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}`, `field "message.content.0.content" is a number, want a string or an array`},
 		{"usage string", `{"type":"assistant","message":{"usage":{"input_tokens":"5"}}}`, `field "message.usage.input_tokens" is a string, want a number`},
+		// Fields prune-session edits by path: gjson's path takes the first,
+		// Claude Code the last.
+		{"message twice", `{"type":"user","message":{"content":"x"},"message":{"content":"y"}}`, `field "message" appears twice`},
+		{"parent twice", `{"type":"user","parentUuid":"a","parentUuid":"b"}`, `field "parentUuid" appears twice`},
+		{"content twice", `{"type":"user","message":{"content":"x","content":[]}}`, `field "message.content" appears twice`},
+		{"result content twice", `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"a","content":"b"}]}}`, `field "message.content.0.content" appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,6 +203,9 @@ func TestVerify(t *testing.T) {
 		{"missing use", []string{user("a", ""), result}, []string{"line 2: parentUuid b names no entry", "tool_result t1 answers no tool_use", "the chain from the newest leaf c breaks at b"}},
 		{"dangling leaf", []string{user("a", ""), `{"type":"summary","leafUuid":"zz"}`}, []string{"line 2: leafUuid zz names no entry"}},
 		{"cycle", []string{user("a", "b"), user("b", "a"), user("c", "a")}, []string{"the chain from the newest leaf c loops at a"}},
+		// A loop off the newest leaf's chain: removing that leaf would put
+		// it on the chain (FuzzPrune's crasher 150affd3efb32a85).
+		{"self-loop elsewhere", []string{user("a", ""), user("c", "c"), user("d", "c"), user("e", "")}, []string{"the chain of parentUuid loops at c"}},
 		{"duplicate", []string{user("a", ""), user("a", "")}, []string{"line 2: uuid a appears twice"}},
 		{"bad line", []string{user("a", ""), `{"type":`}, []string{"line 2: not valid JSON"}},
 	}

@@ -16,7 +16,10 @@ import (
 //     exists;
 //   - the conversation rebuilt from the newest leaf (the last main-thread
 //     entry no other entry names as parent) reaches a root without a gap or
-//     a cycle.
+//     a cycle;
+//   - no other chain of parentUuid loops either: a rewrite that removes the
+//     newest leaf makes another entry the newest, and its chain is what a
+//     resume walks then.
 //
 // It holds the ids of the whole transcript in memory: it is meant for tests
 // and checks, not for the streaming path.
@@ -32,6 +35,7 @@ func Verify(r io.Reader) []string {
 	var refs []ref
 	uses, results := map[string]int{}, map[string]int{}
 	var order []string // main-thread conversation uuids in file order
+	var all []string   // every conversation uuid in file order
 	rd := NewReader(r)
 	for {
 		raw, err := rd.Next()
@@ -54,6 +58,7 @@ func Verify(r io.Reader) []string {
 				add("line %d: uuid %s appears twice", rd.Line(), e.UUID)
 			}
 			parent[strings.Clone(e.UUID)] = strings.Clone(e.ParentUUID)
+			all = append(all, strings.Clone(e.UUID))
 			if !e.IsSidechain {
 				order = append(order, strings.Clone(e.UUID))
 			}
@@ -88,8 +93,8 @@ func Verify(r io.Reader) []string {
 			add("tool_result %s answers no tool_use", id)
 		}
 	}
+	seen := map[string]bool{}
 	if leaf := newestLeaf(order, parent); leaf != "" {
-		seen := map[string]bool{}
 		for u := leaf; u != ""; u = parent[u] {
 			if seen[u] {
 				add("the chain from the newest leaf %s loops at %s", leaf, u)
@@ -102,7 +107,39 @@ func Verify(r io.Reader) []string {
 			}
 		}
 	}
+	for _, at := range loops(all, parent) {
+		if !seen[at] { // a loop the newest leaf's chain reaches is said above
+			add("the chain of parentUuid loops at %s", at)
+		}
+	}
 	return problems
+}
+
+// loops returns, for each cycle of parent links among the entries, the
+// first entry of it a walk up from the uuids of order meets.
+func loops(order []string, parent map[string]string) []string {
+	const onWalk, done = 1, 2
+	state := map[string]uint8{}
+	var at []string
+	for _, start := range order {
+		var walk []string
+		u := start
+		for state[u] == 0 {
+			if _, ok := parent[u]; !ok {
+				break // a root's "" or a gap: no loop this way
+			}
+			state[u] = onWalk
+			walk = append(walk, u)
+			u = parent[u]
+		}
+		if state[u] == onWalk {
+			at = append(at, u)
+		}
+		for _, w := range walk {
+			state[w] = done
+		}
+	}
+	return at
 }
 
 // newestLeaf is the last uuid of order that no entry names as its parent.

@@ -168,3 +168,44 @@ func saveRecording(t *testing.T, s *Scenario, id, dir string) {
 		}
 	}
 }
+
+// TestContextAuditCompaction records a session compacted in the real CLI
+// (/compact after its first run's 4 responses, then 2 more) and a subagent,
+// and audits it: the compaction is reported as one, after main turn 4,
+// with the context it summarized; the subagent is the only subagent work.
+func TestContextAuditCompaction(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	const sub = "SUBTASK: count the files and report"
+	s.API.Agent(sub, Steps(Call(Bash("s1", "ls -la")), Say("2 files.")))
+	s.API.Main(byPrompt(map[string][]Reply{
+		"look around": {Call(Bash("g1", "git status")), Call(Bash("g2", "ls")), Call(Agent("a1", sub)), Say("looked")},
+		"more":        {Call(Bash("g3", "git log --oneline")), Say("more done")},
+	}))
+	first := s.Run(Options{Prompt: "look around", AllowedTools: handsOn})
+	s.Run(Options{Prompt: "/compact", AllowedTools: handsOn, Args: []string{"--resume", first.SessionID}})
+	addSummaryPrompt(t, s.API, s.Transcript(first.SessionID))
+	s.Run(Options{Prompt: "more", AllowedTools: handsOn, Args: []string{"--resume", first.SessionID}})
+
+	var stdout, stderr bytes.Buffer
+	if code := contextaudit.Main([]string{"--json", s.Transcript(first.SessionID)}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("context-audit exit %d: %s", code, stderr.String())
+	}
+	got := map[string]any{}
+	for _, key := range []string{"main.turns", "subagents.turns", "subagent_transcripts", "compactions.count", "compactions.after_turns", "warmups"} {
+		got[key] = gjson.Get(stdout.String(), key).Value()
+	}
+	want := map[string]any{
+		// g1, g2, a1, "looked"; g3, "more done". The summarising run is no
+		// turn of the main thread (2.1.328 keeps no transcript of it).
+		"main.turns": 6.0, "compactions.count": 1.0, "compactions.after_turns": []any{4.0},
+		// s1, "2 files.".
+		"subagents.turns": 2.0, "subagent_transcripts": 1.0, "warmups": 0.0,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("context-audit of the compacted session (-want +got):\n%s", diff)
+	}
+	if pre := gjson.Get(stdout.String(), "compactions.pre_tokens").Int(); pre <= 0 {
+		t.Errorf("pre_tokens %d: the compaction's context is not read", pre)
+	}
+}

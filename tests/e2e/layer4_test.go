@@ -80,15 +80,7 @@ func TestLayer4PruneAndResume(t *testing.T) {
 		t.Errorf("prune-session changed the original transcript")
 	}
 	forkPath := s.Transcript(fork)
-	f, err := os.Open(forkPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems := transcript.Verify(f)
-	f.Close()
-	if len(problems) > 0 {
-		t.Errorf("the fork breaks the red line: %v", problems)
-	}
+	checkRedLine(t, forkPath)
 	if forkSubs, _ := transcript.Subagents(forkPath); len(forkSubs) != 1 || filepath.Base(forkSubs[0]) != filepath.Base(subs[0]) {
 		t.Errorf("the fork's subagent transcripts are %v, want a copy of %v", forkSubs, subs)
 	}
