@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,18 @@ func indexWorkbench(payload string) func(dir string) (string, error) {
 			if err := os.Chtimes(p, mt, mt); err != nil {
 				return "", err
 			}
+		}
+		// Folders as old as their files: index-guard saves no record of a
+		// scan that saw an mtime of the last two seconds, and a workbench
+		// in use was filled before the prompt that reads it.
+		err := filepath.WalkDir(wb, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				err = os.Chtimes(p, base, base)
+			}
+			return err
+		})
+		if err != nil {
+			return "", err
 		}
 		payload = strings.ReplaceAll(payload, "$WB", wb)
 		p := filepath.Join(dir, "stdin.json")
