@@ -211,15 +211,25 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 // points at them. A spill file nothing points at would only hold a second
 // copy of an output the model got whole, so every way out but printing
 // the pointer removes the files: an error, a stdout that cannot be written
-// (closed, or a pipe nobody reads), and SIGTERM, SIGINT or SIGHUP, which
-// Claude Code sends a hook at its timeout or when the user presses Esc.
-// (SIGKILL leaves a temporary file, which the next spill removes:
-// spill.RemoveStale.)
+// (closed, or a pipe nobody reads), and, during a long spill, SIGTERM,
+// SIGINT or SIGHUP, which Claude Code sends a hook at its timeout or when
+// the user presses Esc. (SIGKILL, or a signal during a short spill, leaves
+// a temporary file, which the next spill removes: spill.RemoveStale.)
 func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillable, stdout io.Writer) (did outcome, err error) {
-	// SIGPIPE too: on fd 1 it would kill the process at the write of the
-	// pointer, after the files were made; noticed, the write fails.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
-	defer stop()
+	// SIGPIPE on fd 1 would kill the process at the write of the pointer,
+	// after the files were made; ignored, the write fails instead.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx := context.Background()
+	if long(todo) {
+		// Listening for a signal costs a thread of the Go runtime, about
+		// 0.5 ms a run: a sixth of a 10 KB spill's time. A short spill
+		// ends within milliseconds, and a signal in that window leaves at
+		// most a temporary file, which the next spill removes as after a
+		// SIGKILL; a long copy listens.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		defer stop()
+	}
 	var written []string
 	defer func() {
 		if err != nil {
@@ -262,6 +272,25 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 	did.verdict, did.reason = "spill", fmt.Sprintf("%d field(s) over %d characters", len(todo), o.threshold)
 	did.sizes.Result, did.sizes.Files = len(resp), len(written)
 	return did, nil
+}
+
+// longSpill is the size, in bytes of the payload, past which a spill
+// listens for SIGTERM, SIGINT and SIGHUP to remove what it wrote: copying
+// a megabyte takes a few milliseconds.
+const longSpill = 1 << 20
+
+// long reports whether writing todo may take long enough for a signal to
+// stop it midway: a copy of Claude Code's file of a Bash output (up to
+// gigabytes), or fields of longSpill bytes in all.
+func long(todo []spillable) bool {
+	n := 0
+	for _, s := range todo {
+		if s.file != "" {
+			return true
+		}
+		n += len(s.raw)
+	}
+	return n >= longSpill
 }
 
 // errNowhere refuses a stdout that reaches nobody (see nowhere).
