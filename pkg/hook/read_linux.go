@@ -9,14 +9,14 @@ import "syscall"
 const mappedReserve = MaxPayload + firstBuffer
 
 // grow returns a buffer for a payload that has outgrown b, holding b's
-// bytes: anonymous memory mapped for it and advised to huge pages, never
-// copied again and never unmapped (the process ends soon after).
+// bytes: anonymous memory mapped for it, never copied again and never
+// unmapped (the process ends soon after).
 //
-// Each first write of a 4 KiB page is a fault, 2 to 3 µs in the
-// benchmarks' VM; huge pages make that one fault per 2 MiB, and a buffer
-// that never moves writes each page once. On a 1 MB payload, growing on
-// the Go heap instead made a whole hook run 1.5x slower
-// (docs/BENCHMARKS.md, "What the read path's pieces buy").
+// A buffer that never moves writes each page once, and the garbage
+// collector never scans or copies it. On a 1 MB payload, growing on the Go
+// heap instead made a whole hook run 1.5x (at 2342113) to 2.5x slower;
+// advising the mapping to huge pages changed nothing (1.00-1.03x), so it
+// is not done (docs/BENCHMARKS.md, "What the read path's pieces buy").
 //
 // Where the mapping fails (a strict overcommit policy, a ulimit on
 // address space, a 32-bit system), the buffer grows on the Go heap.
@@ -29,6 +29,5 @@ func grow(b []byte) []byte {
 	if err != nil {
 		return growHeap(b)
 	}
-	syscall.Madvise(m, syscall.MADV_HUGEPAGE) // a hint: without THP, 4 KiB pages
 	return append(m[:0], b...)
 }
