@@ -95,7 +95,8 @@ type arm struct {
 	name  string
 	cmd   func() *exec.Cmd
 	after func() error
-	hook  bool // exit 1 is a hook's "could not", allowed
+	hook  bool   // exit 1 is a hook's "could not", allowed
+	stdin string // its own stdin file, else the case's
 	wall  []time.Duration
 	cpu   []time.Duration
 	rss   int64
@@ -210,8 +211,31 @@ func measure(c Case, bin, alt, dir string) (result, error) {
 		arms = append(arms, r.base)
 	}
 	if alt != "" {
-		r.alt = &arm{name: "alt " + c.Tool, hook: true, after: step(c.After),
-			cmd: func() *exec.Cmd { return exec.Command(filepath.Join(alt, c.Tool), args...) }}
+		// A folder of its own, set up alike: what one build leaves there
+		// (an INDEX.md, a scan record) must not be the other's to redo.
+		altDir := dir + ".alt"
+		os.RemoveAll(altDir)
+		if err := os.MkdirAll(altDir, 0o755); err != nil {
+			return result{}, err
+		}
+		defer os.RemoveAll(altDir)
+		altStdin := ""
+		if c.Setup != nil {
+			var err error
+			if altStdin, err = c.Setup(altDir); err != nil {
+				return result{}, fmt.Errorf("setup: %v", err)
+			}
+		}
+		altArgs := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			altArgs[i] = strings.ReplaceAll(a, "$DIR", altDir)
+		}
+		altAfter := func() error { return nil }
+		if c.After != nil {
+			altAfter = func() error { return c.After(altDir) }
+		}
+		r.alt = &arm{name: "alt " + c.Tool, hook: true, after: altAfter, stdin: altStdin,
+			cmd: func() *exec.Cmd { return exec.Command(filepath.Join(alt, c.Tool), altArgs...) }}
 		arms = append(arms, r.alt)
 	}
 	// Warm the page cache and check every command works before timing.
@@ -237,6 +261,9 @@ func measure(c Case, bin, alt, dir string) (result, error) {
 // and when keep is set records its wall time, CPU time and peak RSS. A
 // hook's exit code must be 0 or 1; anything else is an error.
 func (a *arm) once(stdin string, keep bool) (time.Duration, error) {
+	if a.stdin != "" {
+		stdin = a.stdin
+	}
 	cmd := a.cmd()
 	if stdin != "" {
 		f, err := os.Open(stdin)
