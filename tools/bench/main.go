@@ -169,17 +169,10 @@ func run(out string, runs int, only, alt, altName string, gobench bool) error {
 }
 
 func measure(c Case, bin, alt, dir string) (result, error) {
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return result{}, err
-	}
 	defer os.RemoveAll(dir)
-	stdin := ""
-	if c.Setup != nil {
-		var err error
-		if stdin, err = c.Setup(dir); err != nil {
-			return result{}, fmt.Errorf("setup: %v", err)
-		}
+	stdin, args, err := setUp(c, dir)
+	if err != nil {
+		return result{}, err
 	}
 	// Setup's garbage would count in the children's peak RSS (vfork, see
 	// render): give it back first.
@@ -190,23 +183,13 @@ func measure(c Case, bin, alt, dir string) (result, error) {
 			r.stdinSize = fi.Size()
 		}
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = strings.ReplaceAll(a, "$DIR", dir)
-	}
-	step := func(f func(string) error) func() error {
-		if f == nil {
-			return func() error { return nil }
-		}
-		return func() error { return f(dir) }
-	}
-	r.tool = &arm{name: c.Tool, hook: true, after: step(c.After),
+	r.tool = &arm{name: c.Tool, hook: true, after: step(c.After, dir),
 		cmd: func() *exec.Cmd { return exec.Command(filepath.Join(bin, c.Tool), args...) }}
-	r.floor = &arm{name: "floor", after: step(nil),
+	r.floor = &arm{name: "floor", after: step(nil, dir),
 		cmd: func() *exec.Cmd { return exec.Command(filepath.Join(bin, "floor")) }}
 	arms := []*arm{r.tool, r.floor}
 	if c.Baseline != nil {
-		r.base = &arm{name: c.BaselineName, after: step(c.BaselineAfter),
+		r.base = &arm{name: c.BaselineName, after: step(c.BaselineAfter, dir),
 			cmd: func() *exec.Cmd { return c.Baseline(dir, stdin) }}
 		arms = append(arms, r.base)
 	}
@@ -214,27 +197,12 @@ func measure(c Case, bin, alt, dir string) (result, error) {
 		// A folder of its own, set up alike: what one build leaves there
 		// (an INDEX.md, a scan record) must not be the other's to redo.
 		altDir := dir + ".alt"
-		os.RemoveAll(altDir)
-		if err := os.MkdirAll(altDir, 0o755); err != nil {
+		defer os.RemoveAll(altDir)
+		altStdin, altArgs, err := setUp(c, altDir)
+		if err != nil {
 			return result{}, err
 		}
-		defer os.RemoveAll(altDir)
-		altStdin := ""
-		if c.Setup != nil {
-			var err error
-			if altStdin, err = c.Setup(altDir); err != nil {
-				return result{}, fmt.Errorf("setup: %v", err)
-			}
-		}
-		altArgs := make([]string, len(c.Args))
-		for i, a := range c.Args {
-			altArgs[i] = strings.ReplaceAll(a, "$DIR", altDir)
-		}
-		altAfter := func() error { return nil }
-		if c.After != nil {
-			altAfter = func() error { return c.After(altDir) }
-		}
-		r.alt = &arm{name: "alt " + c.Tool, hook: true, after: altAfter, stdin: altStdin,
+		r.alt = &arm{name: "alt " + c.Tool, hook: true, after: step(c.After, altDir), stdin: altStdin,
 			cmd: func() *exec.Cmd { return exec.Command(filepath.Join(alt, c.Tool), altArgs...) }}
 		arms = append(arms, r.alt)
 	}
@@ -255,6 +223,33 @@ func measure(c Case, bin, alt, dir string) (result, error) {
 		}
 	}
 	return r, nil
+}
+
+// setUp makes dir afresh and runs the case's Setup there. It returns the
+// stdin file Setup made and the case's arguments with $DIR as dir.
+func setUp(c Case, dir string) (stdin string, args []string, err error) {
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	if c.Setup != nil {
+		if stdin, err = c.Setup(dir); err != nil {
+			return "", nil, fmt.Errorf("setup: %v", err)
+		}
+	}
+	args = make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = strings.ReplaceAll(a, "$DIR", dir)
+	}
+	return stdin, args, nil
+}
+
+// step is f, a case's step after a run, on dir; nothing when f is nil.
+func step(f func(string) error, dir string) func() error {
+	if f == nil {
+		return func() error { return nil }
+	}
+	return func() error { return f(dir) }
 }
 
 // once runs the arm's command with stdin from a file, then its after step,
