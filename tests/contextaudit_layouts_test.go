@@ -444,3 +444,31 @@ func TestContextAuditTotalsRealTranscripts(t *testing.T) {
 		t.Errorf("totals carry a session's key: %s", totals.Raw)
 	}
 }
+
+// TestContextAuditSessionTwice: a session named twice (here by two
+// spellings of its path) is read once: its report alone, no totals. The
+// totals of it twice counted its entries once but its subagent
+// transcripts and compaction runs twice.
+func TestContextAuditSessionTwice(t *testing.T) {
+	var withRun string
+	for _, p := range realTranscripts(t) {
+		if strings.Contains(p, "spotter"+string(filepath.Separator)) {
+			withRun = p
+		}
+	}
+	if withRun == "" {
+		t.Fatal("no spotter transcript among the real ones")
+	}
+	run := func(args ...string) string {
+		var out, errb bytes.Buffer
+		if code := contextaudit.Main(append([]string{"--json"}, args...), nil, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return out.String()
+	}
+	once := run(withRun)
+	other := filepath.Join(filepath.Dir(withRun), ".", filepath.Base(withRun))
+	if twice := run(withRun, other); twice != once {
+		t.Errorf("named twice:\n%s\nwant its report once:\n%s", twice, once)
+	}
+}
