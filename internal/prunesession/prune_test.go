@@ -208,7 +208,9 @@ func FuzzPrune(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rw := &rewriter{p: p, oldID: "s", newID: "n", writeSpills: false}
+		// The new id is a UUID, as Main checks: a spill file's name takes its
+		// first eight characters.
+		rw := &rewriter{p: p, oldID: "s", newID: "22222222-2222-4222-8222-222222222222", writeSpills: false}
 		var out bytes.Buffer
 		if err := rw.rewrite(bytes.NewReader(in), &out); err != nil {
 			t.Fatalf("planned but not rewritten: %v", err)
