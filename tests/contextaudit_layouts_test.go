@@ -472,3 +472,34 @@ func TestContextAuditSessionTwice(t *testing.T) {
 		t.Errorf("named twice:\n%s\nwant its report once:\n%s", twice, once)
 	}
 }
+
+// TestContextAuditSubagentTwice: a session's subagent transcripts named
+// beside it are reports of their own, and the totals count each file once:
+// they counted its entries once but the transcripts, compaction runs and
+// their tokens twice.
+func TestContextAuditSubagentTwice(t *testing.T) {
+	var session string
+	for _, p := range realTranscripts(t) {
+		if strings.Contains(p, "spotter"+string(filepath.Separator)) {
+			session = p
+		}
+	}
+	if session == "" {
+		t.Fatal("no spotter transcript among the real ones")
+	}
+	subs, err := transcript.Subagents(session)
+	if err != nil || len(subs) < 2 {
+		t.Fatalf("subagents of %s: %v %v, want a subagent and a compaction run", session, subs, err)
+	}
+	var out, errb bytes.Buffer
+	if code := contextaudit.Main(append([]string{"--json", session}, subs...), nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	alone, totals := lines[0], gjson.Get(lines[len(lines)-1], "totals")
+	for _, k := range []string{"subagent_transcripts", "subagents.turns", "subagents.chars", "compactions.runs", "compactions.run_input_tokens", "compactions.run_output_tokens", "warmups"} {
+		if got, want := totals.Get(k).Int(), gjson.Get(alone, k).Int(); got != want {
+			t.Errorf("totals %s = %d, want the session's %d", k, got, want)
+		}
+	}
+}
