@@ -450,15 +450,7 @@ func TestContextAuditTotalsRealTranscripts(t *testing.T) {
 // totals of it twice counted its entries once but its subagent
 // transcripts and compaction runs twice.
 func TestContextAuditSessionTwice(t *testing.T) {
-	var withRun string
-	for _, p := range realTranscripts(t) {
-		if strings.Contains(p, "spotter"+string(filepath.Separator)) {
-			withRun = p
-		}
-	}
-	if withRun == "" {
-		t.Fatal("no spotter transcript among the real ones")
-	}
+	withRun := spotterTranscript(t)
 	run := func(args ...string) string {
 		var out, errb bytes.Buffer
 		if code := contextaudit.Main(append([]string{"--json"}, args...), nil, &out, &errb); code != 0 {
@@ -478,15 +470,7 @@ func TestContextAuditSessionTwice(t *testing.T) {
 // they counted its entries once but the transcripts, compaction runs and
 // their tokens twice.
 func TestContextAuditSubagentTwice(t *testing.T) {
-	var session string
-	for _, p := range realTranscripts(t) {
-		if strings.Contains(p, "spotter"+string(filepath.Separator)) {
-			session = p
-		}
-	}
-	if session == "" {
-		t.Fatal("no spotter transcript among the real ones")
-	}
+	session := spotterTranscript(t)
 	subs, err := transcript.Subagents(session)
 	if err != nil || len(subs) < 2 {
 		t.Fatalf("subagents of %s: %v %v, want a subagent and a compaction run", session, subs, err)
@@ -502,4 +486,16 @@ func TestContextAuditSubagentTwice(t *testing.T) {
 			t.Errorf("totals %s = %d, want the session's %d", k, got, want)
 		}
 	}
+}
+
+// spotterTranscript is the real session with a subagent transcript and a
+// compaction run in its subagents/ folder.
+func spotterTranscript(t *testing.T) string {
+	for _, p := range realTranscripts(t) {
+		if strings.Contains(p, "spotter"+string(filepath.Separator)) {
+			return p
+		}
+	}
+	t.Fatal("no spotter transcript among the real ones")
+	return ""
 }
