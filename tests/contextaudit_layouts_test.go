@@ -444,3 +444,58 @@ func TestContextAuditTotalsRealTranscripts(t *testing.T) {
 		t.Errorf("totals carry a session's key: %s", totals.Raw)
 	}
 }
+
+// TestContextAuditSessionTwice: a session named twice (here by two
+// spellings of its path) is read once: its report alone, no totals. The
+// totals of it twice counted its entries once but its subagent
+// transcripts and compaction runs twice.
+func TestContextAuditSessionTwice(t *testing.T) {
+	withRun := spotterTranscript(t)
+	run := func(args ...string) string {
+		var out, errb bytes.Buffer
+		if code := contextaudit.Main(append([]string{"--json"}, args...), nil, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return out.String()
+	}
+	once := run(withRun)
+	other := filepath.Join(filepath.Dir(withRun), ".", filepath.Base(withRun))
+	if twice := run(withRun, other); twice != once {
+		t.Errorf("named twice:\n%s\nwant its report once:\n%s", twice, once)
+	}
+}
+
+// TestContextAuditSubagentTwice: a session's subagent transcripts named
+// beside it are reports of their own, and the totals count each file once:
+// they counted its entries once but the transcripts, compaction runs and
+// their tokens twice.
+func TestContextAuditSubagentTwice(t *testing.T) {
+	session := spotterTranscript(t)
+	subs, err := transcript.Subagents(session)
+	if err != nil || len(subs) < 2 {
+		t.Fatalf("subagents of %s: %v %v, want a subagent and a compaction run", session, subs, err)
+	}
+	var out, errb bytes.Buffer
+	if code := contextaudit.Main(append([]string{"--json", session}, subs...), nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	alone, totals := lines[0], gjson.Get(lines[len(lines)-1], "totals")
+	for _, k := range []string{"subagent_transcripts", "subagents.turns", "subagents.chars", "compactions.runs", "compactions.run_input_tokens", "compactions.run_output_tokens", "warmups"} {
+		if got, want := totals.Get(k).Int(), gjson.Get(alone, k).Int(); got != want {
+			t.Errorf("totals %s = %d, want the session's %d", k, got, want)
+		}
+	}
+}
+
+// spotterTranscript is the real session with a subagent transcript and a
+// compaction run in its subagents/ folder.
+func spotterTranscript(t *testing.T) string {
+	for _, p := range realTranscripts(t) {
+		if strings.Contains(p, "spotter"+string(filepath.Separator)) {
+			return p
+		}
+	}
+	t.Fatal("no spotter transcript among the real ones")
+	return ""
+}

@@ -41,6 +41,9 @@ type session struct {
 	// inlineRuns counts the subagent runs inline in the main transcript
 	// (CLI 1.0): isSidechain user entries without a parent.
 	inlineRuns int
+	// files are the transcripts added by addSubagent, for the totals,
+	// which count each file once however many sessions name it.
+	files []subFile
 	// firstBad is the first bad line, for the warning.
 	firstBad string
 	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
@@ -53,6 +56,14 @@ type session struct {
 }
 
 type scriptUse struct{ writes, runs int64 }
+
+// subFile is a transcript addSubagent added: a subagent's, a compaction
+// run's (with its tokens) or a warmup's.
+type subFile struct {
+	path                string
+	run, warmup         bool
+	tokensIn, tokensOut int64
+}
 
 // thread reads one thread of a transcript into the session: the main
 // thread, or a subagent's (a transcript of its own, or the isSidechain
@@ -133,6 +144,7 @@ func audit(path string, o Options, tot *totals) (r *Report, warnings []string, e
 		// 2.1 name it agent-<id>.jsonl), not a session.
 		of := s.sessionOf
 		s.r.SubagentOf = &of
+		s.inlineRuns = 0 // its root is the run's start, not one inline
 		s.addSubagent(path, sub)
 	} else {
 		// Inline subagent work (CLI 1.0): each run starts at a root.
@@ -186,8 +198,10 @@ func newSession(path, workbenchRoot string) *session {
 // which count the runs and warmups from each session: totals.add).
 func (s *session) addSubagent(path string, th *thread) {
 	r := s.r
+	run := transcript.IsCompactionRun(path)
+	s.files = append(s.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut})
 	switch {
-	case transcript.IsCompactionRun(path):
+	case run:
 		r.Compactions.Runs++
 		r.Compactions.RunInputTokens += th.tokensIn
 		r.Compactions.RunOutputTokens += th.tokensOut

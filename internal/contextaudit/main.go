@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/flowerhooks/flower/pkg/hook"
@@ -70,6 +72,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		paths = append(paths, p)
 	}
 
+	paths = distinct(paths)
 	opts.Workbench = *root
 	var tot *totals
 	if len(paths) > 1 {
@@ -113,4 +116,24 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", name, strings.ReplaceAll(p, "\n", " "))
 	}
 	return hook.ExitOK
+}
+
+// distinct is paths with each file once, in their order: a session named
+// twice (by its id and its path, or in --project and by name) would be
+// one report twice, and the totals would count its subagent transcripts,
+// compaction runs and warmups twice where they count its entries once.
+func distinct(paths []string) []string {
+	var out []string
+	var seen []os.FileInfo
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err == nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, info) }) {
+			continue
+		}
+		if err == nil {
+			seen = append(seen, info)
+		}
+		out = append(out, p)
+	}
+	return out
 }

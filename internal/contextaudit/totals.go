@@ -3,6 +3,7 @@ package contextaudit
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -18,6 +19,7 @@ import (
 type totals struct {
 	s        *session
 	seen     map[string]bool // uuids of the entries counted
+	files    map[string]bool // subagent transcripts counted (subFile), by absolute path
 	sessions int64
 	forks    int64
 	// whatIf sums the estimates of the sessions that are no forks.
@@ -25,7 +27,7 @@ type totals struct {
 }
 
 func newTotals(o Options) *totals {
-	t := &totals{s: newSession("", o.Workbench), seen: map[string]bool{}}
+	t := &totals{s: newSession("", o.Workbench), seen: map[string]bool{}, files: map[string]bool{}}
 	t.s.more = newFigures(t.s, Options{Workbench: o.Workbench})
 	return t
 }
@@ -63,13 +65,30 @@ func (t *totals) add(s *session) {
 	}
 	// A fork's subagent transcripts are its original's, copied; so are
 	// its compaction runs and warmups. The compactions themselves are
-	// counted as the totals read them, each once.
-	t.s.r.SubagentTranscripts += s.r.SubagentTranscripts
-	c, sc := &t.s.r.Compactions, s.r.Compactions
-	c.Runs += sc.Runs
-	c.RunInputTokens += sc.RunInputTokens
-	c.RunOutputTokens += sc.RunOutputTokens
-	t.s.r.Warmups += s.r.Warmups
+	// counted as the totals read them, each once; so is each transcript,
+	// which a run may name alone and with its session.
+	t.s.r.SubagentTranscripts += s.inlineRuns
+	c := &t.s.r.Compactions
+	for _, f := range s.files {
+		key := f.path
+		if abs, err := filepath.Abs(key); err == nil {
+			key = abs
+		}
+		if t.files[key] {
+			continue
+		}
+		t.files[key] = true
+		switch {
+		case f.run:
+			c.Runs++
+			c.RunInputTokens += f.tokensIn
+			c.RunOutputTokens += f.tokensOut
+		case f.warmup:
+			t.s.r.Warmups++
+		default:
+			t.s.r.SubagentTranscripts++
+		}
+	}
 	if w := s.r.WhatIf; w != nil {
 		t.addWhatIf(w)
 	}

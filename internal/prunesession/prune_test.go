@@ -9,13 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/internal/cputime"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
@@ -95,6 +98,13 @@ func TestSetSessionID(t *testing.T) {
 		{"other id", `{"type":"x","sessionId":"abc"}`, `{"type":"x","sessionId":"` + newID + `"}`},
 		{"escaped", `{"type":"x","sessionId":"11111111-1111-4111-8111-11111111111\u0031"}`, `{"type":"x","sessionId":"` + newID + `"}`},
 		{"none", `{"type":"x"}`, `{"type":"x"}`},
+		// Keys that mean something in a gjson or sjson path.
+		{"odd keys", `{"type":"x","a":{":session":"` + oldID + `","":{"session":"` + oldID + `"},"0":{"session":"` + oldID + `"},"a\\b":{"|session#@":"` + oldID + `"},"snapshot":{"session.ex":"` + oldID + `"}}}`,
+			`{"type":"x","a":{":session":"` + newID + `","":{"session":"` + newID + `"},"0":{"session":"` + newID + `"},"a\\b":{"|session#@":"` + newID + `"},"snapshot":{"session.ex":"` + newID + `"}}}`},
+		{"escaped key", `{"type":"x","a":{"sess\u0069on":"` + oldID + `"}}`, `{"type":"x","a":{"sess\u0069on":"` + newID + `"}}`},
+		// JSON.parse takes the last of a key written twice, gjson and sjson the first.
+		{"key twice", `{"type":"x","a":{"session":"` + oldID + `"},"a":{"session":"` + oldID + `"}}`, `{"type":"x","a":{"session":"` + newID + `"},"a":{"session":"` + newID + `"}}`},
+		{"array of ids", `{"type":"x","sessions":["` + oldID + `",{"session":"` + oldID + `"}]}`, `{"type":"x","sessions":["` + oldID + `",{"session":"` + newID + `"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +116,48 @@ func TestSetSessionID(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSetSessionIDBounded: a line of a hostile copy with the id at every
+// level of 100,000 nested objects, or in 100,000 fields side by side, is
+// rewritten in time and memory about the line's. A walk by paths took
+// minutes and gigabytes for the first (the path of each level built anew)
+// and one sjson copy of the line per field for the second; the deep one
+// ran out of memory and exited 2.
+func TestSetSessionIDBounded(t *testing.T) {
+	const oldID, newID = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+	const n = 100_000
+	field := `{"sessionId":"` + oldID + `","a":`
+	tests := []struct {
+		name, in string
+		want     int // fields of the fork holding newID
+	}{
+		{"deep", `{"type":"x","data":` + strings.Repeat(field, n) + `1` + strings.Repeat("}", n) + `}`, maxSessionDepth - 1},
+		{"wide", `{"type":"x","data":[` + strings.Repeat(`{"session_id":"`+oldID+`"},`, n) + `1]}`, n},
+	}
+	for _, tt := range tests {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var got []byte
+		var err error
+		took := cputime.Of(func() { got, err = setSessionID([]byte(tt.in), oldID, newID) })
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if n := bytes.Count(got, []byte(newID)); n != tt.want {
+			t.Errorf("%s: %d fields rewritten, want %d", tt.name, n, tt.want)
+		}
+		if len(got) != len(tt.in) || !gjson.ValidBytes(got) {
+			t.Errorf("%s: the fork's line is not the original with the id changed", tt.name)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: allocated %d MB, want a few", tt.name, alloc>>20)
+		}
+		if took > 2*time.Second {
+			t.Errorf("%s: took %v, want well under a second", tt.name, took)
+		}
 	}
 }
 
@@ -156,7 +208,9 @@ func FuzzPrune(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rw := &rewriter{p: p, oldID: "s", newID: "n", writeSpills: false}
+		// The new id is a UUID, as Main checks: a spill file's name takes its
+		// first eight characters.
+		rw := &rewriter{p: p, oldID: "s", newID: "22222222-2222-4222-8222-222222222222", writeSpills: false}
 		var out bytes.Buffer
 		if err := rw.rewrite(bytes.NewReader(in), &out); err != nil {
 			t.Fatalf("planned but not rewritten: %v", err)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -213,7 +212,12 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 // changes what it says only where a rule does. sessionId is on every line, so it
 // is overwritten where it stands when both ids are UUIDs written without
 // escapes; the rest is looked for only in the lines that still hold the id
-// (a search costs a tenth of a walk), and set through sjson.
+// (a search costs a tenth of a walk), down to maxSessionDepth, and replaced
+// where it stands: sjson's paths name some keys wrongly (it read a
+// leading ':' as its own mark and added a field "key" beside ":key", and
+// missed a key holding a backslash), it finds only the first of a key
+// written twice (JSON.parse takes the last), and each of its edits copies
+// the line.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	out, err := setTopSessionID(out, "sessionId", oldID, newID, true)
 	if err != nil || !bytes.Contains(out, []byte(oldID)) {
@@ -222,24 +226,36 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	if out, err = setTopSessionID(out, "session_id", oldID, newID, false); err != nil || !bytes.Contains(out, []byte(oldID)) {
 		return out, err
 	}
-	var paths []string
+	var at []gjson.Result
 	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "message", "sessionId", "session_id":
 		default:
 			if (v.IsObject() || v.IsArray()) && strings.Contains(v.Raw, oldID) {
-				paths = sessionPaths(paths, gjson.Escape(k.Str), v, oldID)
+				at = sessionValues(at, v, oldID, 2)
 			}
 		}
 		return true
 	})
-	for _, path := range paths {
-		if out, err = sjson.SetBytes(out, path, newID); err != nil {
-			return nil, err
-		}
+	if len(at) == 0 {
+		return out, nil
 	}
-	return out, nil
+	id, _ := json.Marshal(newID)
+	fork := make([]byte, 0, len(out)+len(at)*(len(id)-len(oldID)))
+	end := 0
+	for _, v := range at { // in the order of the line
+		fork = append(append(fork, out[end:v.Index]...), id...)
+		end = v.Index + len(v.Raw)
+	}
+	return append(fork, out[end:]...), nil
 }
+
+// maxSessionDepth is the deepest level setSessionID looks at (the line is
+// level 0, its fields level 1). Claude Code's deepest session id field is
+// at level 3 or 4 (attachment.hookInput.session_id); a walk down to any
+// depth costs the depth times the line, and 100,000 levels, each holding
+// the id, took minutes and gigabytes.
+const maxSessionDepth = 32
 
 // setTopSessionID sets the top-level field key to newID, if it is a string
 // that is oldID or, with always, any string.
@@ -255,27 +271,20 @@ func setTopSessionID(out []byte, key, oldID, newID string, always bool) ([]byte,
 	return sjson.SetBytes(out, key, newID)
 }
 
-// sessionPaths adds to paths the path of every field within v, itself at
-// path, whose name holds "session" and whose value is the string id.
-func sessionPaths(paths []string, path string, v gjson.Result, id string) []string {
-	i := -1
+// sessionValues adds to at every value within v, itself at level depth,
+// that is the string id in a field whose name holds "session".
+func sessionValues(at []gjson.Result, v gjson.Result, id string, depth int) []gjson.Result {
+	obj := v.IsObject()
 	v.ForEach(func(k, f gjson.Result) bool {
-		i++
-		sub := func() string {
-			if v.IsObject() {
-				return path + "." + gjson.Escape(k.Str)
-			}
-			return path + "." + strconv.Itoa(i)
-		}
 		switch {
-		case f.Type == gjson.String && f.Str == id && v.IsObject() && strings.Contains(strings.ToLower(k.Str), "session"):
-			paths = append(paths, sub())
-		case (f.IsObject() || f.IsArray()) && strings.Contains(f.Raw, id):
-			paths = sessionPaths(paths, sub(), f, id) // only where the id is
+		case f.Type == gjson.String && f.Str == id && obj && strings.Contains(strings.ToLower(k.Str), "session"):
+			at = append(at, f)
+		case (f.IsObject() || f.IsArray()) && depth < maxSessionDepth && strings.Contains(f.Raw, id):
+			at = sessionValues(at, f, id, depth+1) // only where the id is
 		}
 		return true
 	})
-	return paths
+	return at
 }
 
 // patchToolUseResult keeps toolUseResult, the structured output Claude Code

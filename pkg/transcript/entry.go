@@ -149,8 +149,8 @@ func (e *Entry) IsConversation() bool { return e.UUID != "" }
 // read are not checked: unknown entry types pass as long as they are JSON.
 // A field written twice counts as gjson's ForEach sees it: the last one;
 // but a field prune-session edits by its path (message, its content and a
-// block's, parentUuid, logicalParentUuid, leafUuid, toolUseResult) is
-// refused if written twice: gjson and sjson take the first where Claude
+// block's, parentUuid, logicalParentUuid, leafUuid, toolUseResult,
+// sessionId, session_id) is refused if written twice: gjson and sjson take the first where Claude
 // Code's JSON.parse takes the last, so an edit would miss what Claude Code
 // reads. Claude Code never writes a key twice.
 func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
@@ -491,7 +491,7 @@ func wantBool(key string, v gjson.Result) (bool, error) {
 // The fields prune-session edits by their path, which must not appear twice
 // (see Parse): on an entry, and on a message or a content block.
 var (
-	editedFields  = [...]string{"message", "parentUuid", "logicalParentUuid", "leafUuid", "toolUseResult"}
+	editedFields  = [...]string{"message", "parentUuid", "logicalParentUuid", "leafUuid", "toolUseResult", "sessionId", "session_id"}
 	editedContent = [...]string{"content"}
 )
 

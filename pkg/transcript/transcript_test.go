@@ -102,6 +102,8 @@ func TestParseRefuses(t *testing.T) {
 		// Claude Code the last.
 		{"message twice", `{"type":"user","message":{"content":"x"},"message":{"content":"y"}}`, `field "message" appears twice`},
 		{"parent twice", `{"type":"user","parentUuid":"a","parentUuid":"b"}`, `field "parentUuid" appears twice`},
+		{"session id twice", `{"type":"user","sessionId":"a","sessionId":"b"}`, `field "sessionId" appears twice`},
+		{"session_id twice", `{"type":"user","session_id":"a","session_id":"b"}`, `field "session_id" appears twice`},
 		{"content twice", `{"type":"user","message":{"content":"x","content":[]}}`, `field "message.content" appears twice`},
 		{"result content twice", `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"a","content":"b"}]}}`, `field "message.content.0.content" appears twice`},
 	}
