@@ -104,6 +104,9 @@ func TestSetSessionID(t *testing.T) {
 		{"escaped key", `{"type":"x","a":{"sess\u0069on":"` + oldID + `"}}`, `{"type":"x","a":{"sess\u0069on":"` + newID + `"}}`},
 		// JSON.parse takes the last of a key written twice, gjson and sjson the first.
 		{"key twice", `{"type":"x","a":{"session":"` + oldID + `"},"a":{"session":"` + oldID + `"}}`, `{"type":"x","a":{"session":"` + newID + `"},"a":{"session":"` + newID + `"}}`},
+		// A copy named after no session: the line's own id is the session's.
+		{"renamed copy", `{"type":"x","sessionId":"33333333-3333-4333-8333-333333333333","session_id":"33333333-3333-4333-8333-333333333333","a":{"hookInput":{"session_id":"33333333-3333-4333-8333-333333333333"}},"b":{"session_id":"` + oldID + `"}}`,
+			`{"type":"x","sessionId":"` + newID + `","session_id":"` + newID + `","a":{"hookInput":{"session_id":"` + newID + `"}},"b":{"session_id":"` + newID + `"}}`},
 		{"array of ids", `{"type":"x","sessions":["` + oldID + `",{"session":"` + oldID + `"}]}`, `{"type":"x","sessions":["` + oldID + `",{"session":"` + newID + `"}]}`},
 	}
 	for _, tt := range tests {

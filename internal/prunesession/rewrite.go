@@ -218,7 +218,23 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 // missed a key holding a backslash), it finds only the first of a key
 // written twice (JSON.parse takes the last), and each of its edits copies
 // the line.
+//
+// oldID is the session's by its file's name. A copy another tool renamed
+// (full.jsonl, raw_messages.jsonl) or named after another session carries
+// the session's id in its lines only: a line's own sessionId, when it is
+// another UUID found elsewhere in the line, is replaced as oldID is.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
+	if own := gjson.GetBytes(out, "sessionId").Str; own != oldID && own != newID && uuidShape.MatchString(own) && bytes.Count(out, []byte(own)) > 1 {
+		var err error
+		if out, err = replaceSessionID(out, own, newID); err != nil {
+			return nil, err
+		}
+	}
+	return replaceSessionID(out, oldID, newID)
+}
+
+// replaceSessionID is setSessionID for one old id.
+func replaceSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	out, err := setTopSessionID(out, "sessionId", oldID, newID, true)
 	if err != nil || !bytes.Contains(out, []byte(oldID)) {
 		return out, err
