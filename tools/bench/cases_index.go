@@ -58,9 +58,8 @@ func indexWorkbench(payload string) func(dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		payload = strings.ReplaceAll(payload, "$WB", wb)
 		p := filepath.Join(dir, "stdin.json")
-		return p, os.WriteFile(p, []byte(payload), 0o644)
+		return p, os.WriteFile(p, []byte(strings.ReplaceAll(payload, "$WB", wb)), 0o644)
 	}
 }
 
