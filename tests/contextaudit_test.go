@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -451,5 +452,58 @@ func TestContextAuditProjectWorkdir(t *testing.T) {
 	}
 	if totals != 2 {
 		t.Errorf("the totals line counts %d sessions, want 2", totals)
+	}
+}
+
+// TestContextAuditConfiguredGlances: context-audit judges a session's Bash
+// calls with the glance table delegate-guard used in its project: the
+// user's extra glances count as glances, and a hands-on command the
+// configuration lets the main thread run is not estimated as delegated.
+func TestContextAuditConfiguredGlances(t *testing.T) {
+	proj := t.TempDir()
+	bash := func(n int, cmd string) []string {
+		id := fmt.Sprintf("t%d", n)
+		return []string{
+			fmt.Sprintf(`{"type":"assistant","uuid":"a%d","cwd":%q,"message":{"id":"msg_%d","role":"assistant","usage":{"input_tokens":1,"cache_read_input_tokens":%d,"output_tokens":1},"content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":%q}}]}}`, n, proj, n, 1000+100*n, id, cmd),
+			fmt.Sprintf(`{"type":"user","uuid":"r%d","cwd":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"ok"}]}}`, n, proj, id),
+		}
+	}
+	lines := []string{fmt.Sprintf(`{"type":"user","uuid":"p0","cwd":%q,"message":{"role":"user","content":"go"}}`, proj)}
+	lines = append(lines, bash(1, "docker ps")...)
+	lines = append(lines, bash(2, "make deploy")...)
+	lines = append(lines, bash(3, "git status")...)
+	path := writeSession(t, t.TempDir(), "s1", lines, nil)
+
+	for _, tt := range []struct {
+		name, config  string
+		glances, runs float64 // runs: hands-on runs what-if delegates
+	}{
+		{"built-in table", "", 1, 1},
+		{"configured", `{"glances":[{"command":"docker ps","operands":0}],"delegate-guard":{"main-thread":[{"command":"make deploy","operands":0}]}}`, 2, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", cfg)
+			if tt.config != "" {
+				if err := os.MkdirAll(filepath.Join(cfg, "flower"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(cfg, "flower", "config.json"), []byte(tt.config), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, stderr := audit(t, "--what-if", path)
+			if stderr != "" {
+				t.Errorf("stderr: %s", stderr)
+			}
+			if got := r["glances_main"]; got != tt.glances {
+				t.Errorf("glances_main = %v, want %v", got, tt.glances)
+			}
+			// docker ps then make deploy, in turns one after the other: one
+			// run of hands-on turns, or none.
+			if runs := r["what_if"].(map[string]any)["layer_one"].(map[string]any)["runs"]; runs != tt.runs {
+				t.Errorf("what_if.layer_one.runs = %v, want %v", runs, tt.runs)
+			}
+		})
 	}
 }

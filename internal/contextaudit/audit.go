@@ -49,6 +49,8 @@ type session struct {
 	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
 	// context size, for the growth per turn.
 	mainTurnsWithUsage int64
+	// glances is the session's glance table (Options.Glances).
+	glances *ephemeral.Glances
 	// more gathers the figures of figures.go and the what-if; total, when
 	// set, is the running total of several sessions (totals.go).
 	more  *figures
@@ -125,7 +127,7 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 // audit is Audit with every option, adding the session to tot unless nil.
 func audit(path string, o Options, tot *totals) (r *Report, warnings []string, err error) {
 	s := newSession(path, o.Workbench)
-	s.more, s.total = newFigures(s, o), tot
+	s.more, s.total, s.glances = newFigures(s, o), tot, o.Glances
 	main := s.newThread(&s.r.Main, true)
 	var side Thread
 	sub := s.newThread(&side, false)
@@ -253,7 +255,7 @@ func (s *session) readFile(path string, main, side *thread) (int64, error) {
 		th.entry(e)
 		s.more.entry(th, e)
 		if tt := th.total; tt != nil && s.total.fresh(e) {
-			tt.s.root = s.root
+			tt.s.root, tt.s.glances = s.root, s.glances
 			tt.entry(e)
 			tt.s.more.entry(tt, e)
 		}
@@ -356,7 +358,7 @@ func (th *thread) toolUse(b transcript.Block, cwd string) {
 	switch b.Name {
 	case "Bash":
 		cmd := b.Input.Get("command").Str
-		if th.main && ephemeral.IsEphemeral(cmd) {
+		if th.main && th.s.glances.IsEphemeral(cmd) {
 			r.GlancesMain++
 		}
 		eff = th.s.bashScripts(cmd, cwd)

@@ -10,6 +10,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/transcript"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
@@ -19,6 +20,9 @@ type Options struct {
 	Workbench string // the workbench root; "" for <the session's first cwd>/.flower
 	Window    int64  // the model's context window, in tokens
 	WhatIf    *WhatIfOptions
+	// Glances is the glance table delegate-guard used in the session's
+	// project: the built-in one (nil) with the extras of its configuration.
+	Glances *ephemeral.Glances
 }
 
 // DefaultWindow is the context window assumed, in tokens: what Claude Code

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowerhooks/flower/pkg/config"
+	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -79,7 +81,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		tot = newTotals(opts)
 	}
 	printed := 0
+	tables := glanceTables{}
 	for _, p := range paths {
+		opts.Glances = tables.of(c, transcript.FirstCwd(p))
 		r, warnings, err := audit(p, opts, tot)
 		problems = append(problems, warnings...)
 		if err != nil {
@@ -136,4 +140,23 @@ func distinct(paths []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// glanceTables are the glance tables of the projects audited, by folder:
+// a session's glances are what delegate-guard took for one there, the
+// built-in table with the extras of the user's file and of the project's
+// (config.Load). What a configuration could not give is said once per
+// folder on stderr.
+type glanceTables map[string]*ephemeral.Glances
+
+func (t glanceTables) of(c *hook.CLI, dir string) *ephemeral.Glances {
+	g, ok := t[dir]
+	if !ok {
+		cfg := config.Load(dir)
+		var err error
+		g, err = ephemeral.NewGlances(cfg.Extras())
+		config.Warn(c, append(cfg.Problems(), err)...)
+		t[dir] = g
+	}
+	return g
 }

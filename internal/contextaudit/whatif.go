@@ -12,7 +12,6 @@ import (
 	"github.com/flowerhooks/flower/internal/flowersettings"
 	"github.com/flowerhooks/flower/internal/prunesession"
 	"github.com/flowerhooks/flower/internal/spillguard"
-	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/transcript"
 	"github.com/flowerhooks/flower/pkg/workbench"
@@ -207,6 +206,7 @@ type wiCall struct {
 	chars   int64
 	handsOn bool
 	glance  string // the command, when a glance
+	passes  bool   // a Bash command delegate-guard lets through: a glance or a configured hands-on one
 }
 
 // wiDenial is a call denied in the session, for layer four.
@@ -284,11 +284,14 @@ func (w *whatIf) assistant(e *transcript.Entry) {
 		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars)}
 		if b.Name == "Bash" {
 			cmd := b.Input.Get("command").Str
-			if ephemeral.IsEphemeral(cmd) {
+			if w.s.glances.IsEphemeral(cmd) {
 				c.glance = strings.Clone(cmd)
 			}
+			// A hands-on command the configuration lets the main
+			// thread run passes delegate-guard as a glance does.
+			c.passes = c.glance != "" || w.s.glances.MainThread(cmd)
 		}
-		if guarded[b.Name] && c.glance == "" {
+		if guarded[b.Name] && !c.passes {
 			c.handsOn = true
 			if t.handsOn == 0 {
 				t.tool, t.callChars = c.name, c.chars

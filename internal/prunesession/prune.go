@@ -1,7 +1,6 @@
 package prunesession
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
@@ -95,7 +92,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// The configuration of the session's project (its values are in range,
 	// as the flags given were checked above): the glance table that
 	// delegate-guard used there, and the keys of flags not given.
-	o.glances, err = ephemeral.NewGlances(config.ForCommand(c, sessionCwd(src)).Extras())
+	o.glances, err = ephemeral.NewGlances(config.ForCommand(c, transcript.FirstCwd(src)).Extras())
 	config.Warn(c, err)
 	// A signal stops the run at its next read, and the run removes what it
 	// wrote (leftovers.go).
@@ -225,29 +222,4 @@ func readPlan(ctx context.Context, path string, o options) (*plan, error) {
 	}
 	defer closeSrc()
 	return buildPlan(r, o)
-}
-
-// maxCwdPeek bounds what sessionCwd reads: the cwd is on the first entries
-// (the first prompt), a few KB into a transcript.
-const maxCwdPeek = 1 << 20
-
-// sessionCwd is the cwd of the first conversation entry of the transcript
-// at path, the folder the session started in ($CLAUDE_PROJECT_DIR for its
-// hooks), found in its first maxCwdPeek bytes; "" when there is none.
-func sessionCwd(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	r := bufio.NewReader(io.LimitReader(f, maxCwdPeek))
-	for {
-		line, err := r.ReadBytes('\n')
-		if res := gjson.GetManyBytes(line, "uuid", "cwd"); res[0].String() != "" && res[1].Type == gjson.String && res[1].Str != "" {
-			return res[1].Str
-		}
-		if err != nil {
-			return ""
-		}
-	}
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -186,4 +187,29 @@ func sessionOf(path string) string {
 		}
 	}
 	return ""
+}
+
+// maxCwdPeek bounds what FirstCwd reads: the cwd is on the first entries
+// (the first prompt), a few KB into a transcript.
+const maxCwdPeek = 1 << 20
+
+// FirstCwd is the cwd of the first conversation entry of the transcript
+// at path, the folder the session started in ($CLAUDE_PROJECT_DIR for its
+// hooks), found in its first maxCwdPeek bytes; "" when there is none.
+func FirstCwd(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.LimitReader(f, maxCwdPeek))
+	for {
+		line, err := r.ReadBytes('\n')
+		if res := gjson.GetManyBytes(line, "uuid", "cwd"); res[0].String() != "" && res[1].Type == gjson.String && res[1].Str != "" {
+			return res[1].Str
+		}
+		if err != nil {
+			return ""
+		}
+	}
 }
