@@ -224,23 +224,35 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 // the session's id in its lines only: a line's own sessionId, when it is
 // another UUID found elsewhere in the line, is replaced as oldID is.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	if own := gjson.GetBytes(out, "sessionId").Str; own != oldID && own != newID && uuidShape.MatchString(own) && bytes.Count(out, []byte(own)) > 1 {
-		var err error
-		if out, err = replaceSessionID(out, own, newID); err != nil {
-			return nil, err
-		}
+	own := gjson.GetBytes(out, "sessionId")
+	if own.Type != gjson.String {
+		return replaceSessionFields(out, oldID, newID)
 	}
-	return replaceSessionID(out, oldID, newID)
+	renamed := ""
+	if own.Str != oldID && own.Str != newID && uuidShape.MatchString(own.Str) {
+		renamed = strings.Clone(own.Str) // out changes below
+	}
+	out, err := setTopString(out, "sessionId", own, newID)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = replaceSessionFields(out, oldID, newID); err != nil || renamed == "" {
+		return out, err
+	}
+	return replaceSessionFields(out, renamed, newID)
 }
 
-// replaceSessionID is setSessionID for one old id.
-func replaceSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	out, err := setTopSessionID(out, "sessionId", oldID, newID, true)
-	if err != nil || !bytes.Contains(out, []byte(oldID)) {
-		return out, err
+// replaceSessionFields replaces oldID, where setSessionID looks for it
+// beside the top-level sessionId: session_id, and the fields below.
+func replaceSessionFields(out []byte, oldID, newID string) ([]byte, error) {
+	if !bytes.Contains(out, []byte(oldID)) {
+		return out, nil
 	}
-	if out, err = setTopSessionID(out, "session_id", oldID, newID, false); err != nil || !bytes.Contains(out, []byte(oldID)) {
-		return out, err
+	if v := gjson.GetBytes(out, "session_id"); v.Type == gjson.String && v.Str == oldID {
+		var err error
+		if out, err = setTopString(out, "session_id", v, newID); err != nil || !bytes.Contains(out, []byte(oldID)) {
+			return out, err
+		}
 	}
 	var at []gjson.Result
 	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
@@ -273,14 +285,11 @@ func replaceSessionID(out []byte, oldID, newID string) ([]byte, error) {
 // the id, took minutes and gigabytes.
 const maxSessionDepth = 32
 
-// setTopSessionID sets the top-level field key to newID, if it is a string
-// that is oldID or, with always, any string.
-func setTopSessionID(out []byte, key, oldID, newID string, always bool) ([]byte, error) {
-	v := gjson.GetBytes(out, key)
-	if v.Type != gjson.String || !always && v.Str != oldID {
-		return out, nil
-	}
-	if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
+// setTopString sets the top-level field key, the string v, to newID: in
+// place when both are written without escapes and as long (session ids
+// are UUIDs), else through sjson.
+func setTopString(out []byte, key string, v gjson.Result, newID string) ([]byte, error) {
+	if len(v.Str) == len(newID) && v.Raw == `"`+v.Str+`"` && v.Index > 0 {
 		copy(out[v.Index+1:], newID)
 		return out, nil
 	}
