@@ -224,8 +224,18 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 // the session's id in its lines only: a line's own sessionId, when it is
 // another UUID found elsewhere in the line, is replaced as oldID is.
 func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	if own := gjson.GetBytes(out, "sessionId").Str; own != oldID && own != newID && uuidShape.MatchString(own) && bytes.Count(out, []byte(own)) > 1 {
-		var err error
+	// The top-level sessionId is read once: it is on every line, most
+	// often at its end, past the message.
+	top := gjson.GetBytes(out, "sessionId")
+	own := top.Str
+	renamed := top.Type == gjson.String && own != oldID && own != newID && uuidShape.MatchString(own) && bytes.Count(out, []byte(own)) > 1
+	var err error
+	if top.Type == gjson.String {
+		if out, err = setTopSessionID(out, "sessionId", top, newID); err != nil {
+			return nil, err
+		}
+	}
+	if renamed {
 		if out, err = replaceSessionID(out, own, newID); err != nil {
 			return nil, err
 		}
@@ -233,14 +243,17 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	return replaceSessionID(out, oldID, newID)
 }
 
-// replaceSessionID is setSessionID for one old id.
+// replaceSessionID is setSessionID for one old id, below the top-level
+// sessionId, which setSessionID has set.
 func replaceSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	out, err := setTopSessionID(out, "sessionId", oldID, newID, true)
-	if err != nil || !bytes.Contains(out, []byte(oldID)) {
-		return out, err
+	if !bytes.Contains(out, []byte(oldID)) {
+		return out, nil
 	}
-	if out, err = setTopSessionID(out, "session_id", oldID, newID, false); err != nil || !bytes.Contains(out, []byte(oldID)) {
-		return out, err
+	var err error
+	if v := gjson.GetBytes(out, "session_id"); v.Type == gjson.String && v.Str == oldID {
+		if out, err = setTopSessionID(out, "session_id", v, newID); err != nil || !bytes.Contains(out, []byte(oldID)) {
+			return out, err
+		}
 	}
 	var at []gjson.Result
 	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
@@ -273,14 +286,10 @@ func replaceSessionID(out []byte, oldID, newID string) ([]byte, error) {
 // the id, took minutes and gigabytes.
 const maxSessionDepth = 32
 
-// setTopSessionID sets the top-level field key to newID, if it is a string
-// that is oldID or, with always, any string.
-func setTopSessionID(out []byte, key, oldID, newID string, always bool) ([]byte, error) {
-	v := gjson.GetBytes(out, key)
-	if v.Type != gjson.String || !always && v.Str != oldID {
-		return out, nil
-	}
-	if len(oldID) == len(newID) && v.Raw == `"`+oldID+`"` && v.Index > 0 {
+// setTopSessionID sets the top-level field key, the string v, to newID:
+// in place when both are written without escapes and are as long.
+func setTopSessionID(out []byte, key string, v gjson.Result, newID string) ([]byte, error) {
+	if len(v.Str) == len(newID) && len(v.Raw) == len(v.Str)+2 && v.Index > 0 {
 		copy(out[v.Index+1:], newID)
 		return out, nil
 	}
