@@ -2,7 +2,6 @@ package contextaudit
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -230,7 +229,7 @@ func (t *Thread) add(o Thread) {
 // readFile streams one transcript and returns how many lines parsed: the
 // main thread's entries go to main, isSidechain entries to side.
 func (s *session) readFile(path string, main, side *thread) (int64, error) {
-	f, err := os.Open(path)
+	f, err := transcript.Open(path)
 	if err != nil {
 		return 0, err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/transcript"
-	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // Options are what the flags set for an audit.
@@ -185,11 +184,11 @@ func (f *figures) scriptText(b transcript.Block, cwd string) scriptText {
 // (cat > .flower/scripts/x.sh <<'EOF' …): the scripts, and the text of the
 // here-documents. Bodies with expansions count by their plain parts.
 func (f *figures) hereDocs(cmd, cwd string) (scripts []string, text string) {
-	if !strings.Contains(cmd, workbench.ScriptsDir) || !strings.Contains(cmd, "<<") {
+	if !strings.Contains(cmd, "<<") {
 		return nil, ""
 	}
-	file, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
-	if err != nil {
+	file := parseScripted(cmd)
+	if file == nil {
 		return nil, ""
 	}
 	var body strings.Builder

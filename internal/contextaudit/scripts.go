@@ -31,14 +31,8 @@ var runners = map[string]bool{
 // stack).
 func (s *session) bashScripts(cmd, cwd string) effect {
 	var eff effect
-	if !strings.Contains(cmd, workbench.ScriptsDir) {
-		return eff // the common case, without a parse
-	}
-	if ephemeral.TooBigToParse(cmd) != "" {
-		return eff
-	}
-	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
-	if err != nil {
+	f := parseScripted(cmd)
+	if f == nil {
 		return eff
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -83,6 +77,22 @@ func (s *session) bashScripts(cmd, cwd string) effect {
 		return true
 	})
 	return eff
+}
+
+// parseScripted parses a Bash command that may name a workbench script, nil
+// for one that cannot (the common case, without a parse), one that does not
+// parse, or one past the parser's limits: a transcript is someone else's
+// data, and a command nested deep enough overflows the parser's stack, a
+// crash that exits 2. Every reader of a command for scripts parses it here.
+func parseScripted(cmd string) *syntax.File {
+	if !strings.Contains(cmd, workbench.ScriptsDir) || ephemeral.TooBigToParse(cmd) != "" {
+		return nil
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
+	if err != nil {
+		return nil
+	}
+	return f
 }
 
 // scriptNames returns the script path names, relative to scripts/ of the

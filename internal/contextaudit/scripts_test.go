@@ -19,6 +19,9 @@ func TestHugeNestedCommand(t *testing.T) {
 		"nested substitutions": strings.Repeat("$(", 200<<10) + "sh .flower/scripts/a.sh" + strings.Repeat(")", 200<<10),
 		"nested subshells":     strings.Repeat("(", 200<<10) + "sh .flower/scripts/a.sh" + strings.Repeat(")", 200<<10),
 		"long":                 "sh .flower/scripts/a.sh " + strings.Repeat("x ", 1<<20),
+		// A here-document into scripts/ has the command read for its text
+		// too (figures.go), by a parse of its own.
+		"nested after a here-document": "cat > .flower/scripts/a.sh <<E; " + strings.Repeat("(", 200<<10),
 	} {
 		t.Run(name, func(t *testing.T) {
 			in, _ := json.Marshal(map[string]any{"type": "assistant", "cwd": "/w", "message": map[string]any{

@@ -62,9 +62,10 @@ func (i interruptible) Read(b []byte) (int, error) {
 	return i.r.Read(b)
 }
 
-// openInterruptible opens path for a read that ctx can stop.
+// openInterruptible opens path, a regular file (transcript.Open), for a
+// read that ctx can stop.
 func openInterruptible(ctx context.Context, path string) (io.Reader, func() error, error) {
-	f, err := os.Open(path)
+	f, err := transcript.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,7 +125,7 @@ func removeStale(project string, now time.Time) {
 // writer owns (spill.RemoveStale). The list is read as data: only regular
 // files named as --trim names this fork's are removed.
 func removeListed(list, forkID string) {
-	f, err := os.Open(list)
+	f, err := transcript.Open(list)
 	if err != nil {
 		return
 	}

@@ -228,9 +228,9 @@ func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
 	if own.Type != gjson.String {
 		return replaceSessionFields(out, oldID, newID)
 	}
-	renamed := ""
+	renamed := "" // gjson.GetBytes copies what it returns: out may change below
 	if own.Str != oldID && own.Str != newID && uuidShape.MatchString(own.Str) {
-		renamed = strings.Clone(own.Str) // out changes below
+		renamed = own.Str
 	}
 	out, err := setTopString(out, "sessionId", own, newID)
 	if err != nil {

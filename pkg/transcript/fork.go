@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -35,7 +34,7 @@ func ForkMarkerJSON(from string) []byte {
 // transcript) was forked from, as its ForkMarker says; "" when it has no
 // readable marker, as for every session not made by prune-session.
 func ForkedFrom(path string) string {
-	f, err := os.Open(filepath.Join(SessionDir(path), ForkMarker))
+	f, err := Open(filepath.Join(SessionDir(path), ForkMarker))
 	if err != nil {
 		return ""
 	}

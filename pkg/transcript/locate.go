@@ -52,14 +52,7 @@ func Locate(session string) (string, error) {
 		return "", errors.New("no session given")
 	}
 	if strings.HasSuffix(session, ".jsonl") || strings.ContainsRune(session, filepath.Separator) {
-		info, err := os.Stat(session)
-		if err != nil {
-			return "", err
-		}
-		if !info.Mode().IsRegular() {
-			return "", fmt.Errorf("%s is not a regular file", session)
-		}
-		return session, nil
+		return session, isRegular(session)
 	}
 	if strings.ContainsAny(session, `*?[\`) || session == "." || session == ".." {
 		return "", fmt.Errorf("%q is neither a transcript path nor a session id", session)
@@ -76,9 +69,42 @@ func Locate(session string) (string, error) {
 	case 0:
 		return "", fmt.Errorf("no session %s under %s", session, filepath.Join(cfg, "projects"))
 	case 1:
-		return found[0], nil
+		return found[0], isRegular(found[0])
 	}
 	return "", fmt.Errorf("session %s is in %d projects under %s: pass the path", session, len(found), filepath.Join(cfg, "projects"))
+}
+
+// isRegular is nil when path is a regular file (or a link to one): a FIFO
+// named as a transcript would block the reader that opens it.
+func isRegular(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	return nil
+}
+
+// Open opens the transcript (or other file of a session) at path for
+// reading, and refuses anything but a regular file. It opens without
+// blocking, so that a FIFO put where a transcript was (after Locate looked)
+// is refused at once rather than waited on.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // SessionDir is the folder beside a transcript that holds its subagent
@@ -165,14 +191,11 @@ const sessionLines = 8
 // regular file: the project folder is Claude Code's, but a name in it may
 // be anything.
 func sessionOf(path string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return ""
-	}
 	rd := NewReader(f)
 	for range sessionLines {
 		line, err := rd.Next()
@@ -197,7 +220,7 @@ const maxCwdPeek = 1 << 20
 // at path, the folder the session started in ($CLAUDE_PROJECT_DIR for its
 // hooks), found in its first maxCwdPeek bytes; "" when there is none.
 func FirstCwd(path string) string {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return ""
 	}

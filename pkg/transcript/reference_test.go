@@ -14,7 +14,8 @@ import (
 
 // parseReference is Parse as it was before it walked lines itself (commit
 // cd6512d), gjson ForEach all the way down: FuzzParseReference holds Parse to
-// its answers.
+// its answers. What Parse itself reads with gjson (parseUsage, wantString,
+// wantBool) it shares.
 //
 // It reads one transcript line. The line must be a JSON object in valid
 // UTF-8 with a string "type"; the fields flower reads must have the types
@@ -43,7 +44,7 @@ func parseReference(raw []byte) (*Entry, error) {
 	}
 	boolean := func(dst *bool, key string, v gjson.Result) {
 		if err == nil {
-			*dst, err = wantBoolResult(key, v)
+			*dst, err = wantBool(key, v)
 		}
 	}
 	var hasType bool
@@ -140,7 +141,7 @@ func parseMessageRef(v gjson.Result) (*Message, error) {
 			m.Model = strings.Clone(m.Model)
 		case "usage":
 			if f.Type != gjson.Null {
-				m.Usage, err = parseUsageRef(f)
+				m.Usage, err = parseUsage(f)
 			}
 		case "content":
 			err = parseContentRef(m, f)
@@ -241,7 +242,7 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID))
 		}
 		b.ToolUseID = strings.Clone(b.ToolUseID)
-		if b.IsError, err = wantBoolResult("", isError); err != nil {
+		if b.IsError, err = wantBool("", isError); err != nil {
 			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError))
 		}
 		if b.Chars, err = contentCharsRef(b.content.result()); err != nil {
@@ -249,33 +250,6 @@ func parseBlockRef(i int, v gjson.Result) (Block, error) {
 		}
 	}
 	return b, err
-}
-func parseUsageRef(v gjson.Result) (Usage, error) {
-	if !v.IsObject() {
-		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v))
-	}
-	var u Usage
-	var err error
-	num := func(dst *int64, key string) {
-		if err != nil {
-			return
-		}
-		f := v.Get(key)
-		switch f.Type {
-		case gjson.Number:
-			*dst = f.Int()
-		case gjson.Null:
-		default:
-			if f.Exists() {
-				err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, jsonkind.Of(f))
-			}
-		}
-	}
-	num(&u.InputTokens, "input_tokens")
-	num(&u.OutputTokens, "output_tokens")
-	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
-	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
-	return u, err
 }
 
 // contentCharsRef is contentChars as it was written on gjson.
@@ -306,14 +280,4 @@ func contentCharsRef(v gjson.Result) (int, error) {
 		return true
 	})
 	return n, err
-}
-
-func wantBoolResult(key string, v gjson.Result) (bool, error) {
-	switch v.Type {
-	case gjson.True:
-		return true, nil
-	case gjson.False, gjson.Null:
-		return false, nil
-	}
-	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
 }

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -275,4 +277,49 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("two answers (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// A FIFO where a transcript is expected is refused, not opened: opening it
+// would wait for a writer forever. Found by id, and read by the peeks that
+// run before the transcript proper.
+func TestLocateRefusesFIFO(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	id := "0c0c0c0c-1111-4111-8111-111111111111"
+	p := filepath.Join(cfg, "projects", "-home-u-ws", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The fork marker of session x is a FIFO too.
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(p), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(filepath.Dir(p), "x", ForkMarker), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if got, err := Locate(id); err == nil {
+			t.Errorf("Locate(id of a FIFO) = %q, want an error", got)
+		}
+		if f, err := Open(p); err == nil {
+			f.Close()
+			t.Errorf("Open(FIFO) succeeded, want an error")
+		}
+		if got := FirstCwd(p); got != "" {
+			t.Errorf("FirstCwd(FIFO) = %q", got)
+		}
+		if got := ForkedFrom(filepath.Join(filepath.Dir(p), "x.jsonl")); got != "" {
+			t.Errorf("ForkedFrom = %q", got)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked on a FIFO")
+	}
 }

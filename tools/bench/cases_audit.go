@@ -115,58 +115,51 @@ func writeAuditSession(dir string) (string, error) {
 }
 
 func writeAuditFile(path string, size int, main bool, seed uint64) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(seed, 7))
-	written, n := 0, 0
-	emit := func(line string) {
-		w.WriteString(line)
-		w.WriteByte('\n')
-		written += len(line) + 1
-	}
-	side := ""
-	if !main {
-		side = `"isSidechain":true,"agentId":"a` + strconv.FormatUint(seed, 10) + `",`
-	}
-	filler := strings.Repeat("compiled module pkg in 40ms; ", 400)
-	call := func(name, input, result, extra string) {
-		n++
-		id := "toolu_" + strconv.Itoa(n)
-		usage := fmt.Sprintf(`"usage":{"input_tokens":%d,"cache_read_input_tokens":%d,"cache_creation_input_tokens":%d,"output_tokens":50}`, 3+r.IntN(9), 20000+n*7, r.IntN(900))
-		emit(`{"parentUuid":"p","isSidechain":false,` + side + `"type":"assistant","uuid":"a` + strconv.Itoa(n) + `","cwd":"/home/u/ws","message":{"id":"msg_` + strconv.Itoa(n) + `","role":"assistant",` + usage + `,"content":[{"type":"text","text":"Next step."}]}}`)
-		emit(`{"parentUuid":"p","isSidechain":false,` + side + `"type":"assistant","uuid":"b` + strconv.Itoa(n) + `","cwd":"/home/u/ws","message":{"id":"msg_` + strconv.Itoa(n) + `","role":"assistant",` + usage + `,"content":[{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":` + input + `}]}}`)
-		emit(`{"type":"api-request","requestId":"req_` + strconv.Itoa(n) + `"}`)
-		emit(`{"parentUuid":"b` + strconv.Itoa(n) + `",` + side + `"type":"user","uuid":"r` + strconv.Itoa(n) + `","cwd":"/home/u/ws"` + extra + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":` + strconv.Quote(result) + `}]},"toolUseResult":{"stdout":` + strconv.Quote(result) + `}}`)
-	}
-	for written < size {
-		k := r.IntN(10)
-		switch {
-		case main && k < 4:
-			call("Bash", `{"command":"git status -s && git log --oneline -5"}`, " M a.go\n?? b.go", "")
-		case main && k < 6:
-			call("Bash", `{"command":"rm -rf build"}`, "PreToolUse:Bash hook error: The main thread does not run Bash.",
-				`,"toolDenialKind":"permission-rule","permissionDecision":{"decision":"reject","source":"hook"}`)
-		case main:
-			call("Agent", `{"description":"work","prompt":"Build the report; write long outputs to .flower/artifacts/ and reply with paths only.","subagent_type":"general-purpose"}`,
-				"Done: .flower/artifacts/report.md", "")
-			emit(`{"type":"attachment","uuid":"t` + strconv.Itoa(n) + `","cwd":"/home/u/ws","attachment":{"type":"hook_success","content":""}}`)
-		case k < 3:
-			call("Write", `{"file_path":"/home/u/ws/.flower/scripts/s`+strconv.Itoa(r.IntN(60))+`.sh","content":"#!/bin/sh\n# a script\nmake test\n"}`, "File created successfully", "")
-		case k < 6:
-			call("Bash", `{"command":"sh .flower/scripts/s`+strconv.Itoa(r.IntN(60))+`.sh | tail -n 20"}`, filler[:1+r.IntN(3900)], "")
-		case k < 8:
-			p := fmt.Sprintf("/home/u/ws/.flower/spill/Bash-toolu_%d-stdout.txt", n+1)
-			call("Bash", `{"command":"make test"}`, fmt.Sprintf("[Spilled to a file to keep it out of context: %d characters, %d lines, in full at %s. Use Read on that file with offset/limit to see the rest. The first 400 characters follow.]\n%s", 40000+r.IntN(90000), 900, p, filler[:400]), "")
-		default:
-			call("Read", `{"file_path":"/home/u/ws/main.go"}`, filler[:1+r.IntN(len(filler)-1)], "")
+	return createFile(path, func(w *bufio.Writer) error {
+		r := rand.New(rand.NewPCG(seed, 7))
+		written, n := 0, 0
+		emit := func(line string) {
+			w.WriteString(line)
+			w.WriteByte('\n')
+			written += len(line) + 1
 		}
-	}
-	return w.Flush()
+		side := ""
+		if !main {
+			side = `"isSidechain":true,"agentId":"a` + strconv.FormatUint(seed, 10) + `",`
+		}
+		filler := strings.Repeat("compiled module pkg in 40ms; ", 400)
+		call := func(name, input, result, extra string) {
+			n++
+			id := "toolu_" + strconv.Itoa(n)
+			usage := fmt.Sprintf(`"usage":{"input_tokens":%d,"cache_read_input_tokens":%d,"cache_creation_input_tokens":%d,"output_tokens":50}`, 3+r.IntN(9), 20000+n*7, r.IntN(900))
+			emit(`{"parentUuid":"p","isSidechain":false,` + side + `"type":"assistant","uuid":"a` + strconv.Itoa(n) + `","cwd":"/home/u/ws","message":{"id":"msg_` + strconv.Itoa(n) + `","role":"assistant",` + usage + `,"content":[{"type":"text","text":"Next step."}]}}`)
+			emit(`{"parentUuid":"p","isSidechain":false,` + side + `"type":"assistant","uuid":"b` + strconv.Itoa(n) + `","cwd":"/home/u/ws","message":{"id":"msg_` + strconv.Itoa(n) + `","role":"assistant",` + usage + `,"content":[{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":` + input + `}]}}`)
+			emit(`{"type":"api-request","requestId":"req_` + strconv.Itoa(n) + `"}`)
+			emit(`{"parentUuid":"b` + strconv.Itoa(n) + `",` + side + `"type":"user","uuid":"r` + strconv.Itoa(n) + `","cwd":"/home/u/ws"` + extra + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":` + strconv.Quote(result) + `}]},"toolUseResult":{"stdout":` + strconv.Quote(result) + `}}`)
+		}
+		for written < size {
+			k := r.IntN(10)
+			switch {
+			case main && k < 4:
+				call("Bash", `{"command":"git status -s && git log --oneline -5"}`, " M a.go\n?? b.go", "")
+			case main && k < 6:
+				call("Bash", `{"command":"rm -rf build"}`, "PreToolUse:Bash hook error: The main thread does not run Bash.",
+					`,"toolDenialKind":"permission-rule","permissionDecision":{"decision":"reject","source":"hook"}`)
+			case main:
+				call("Agent", `{"description":"work","prompt":"Build the report; write long outputs to .flower/artifacts/ and reply with paths only.","subagent_type":"general-purpose"}`,
+					"Done: .flower/artifacts/report.md", "")
+				emit(`{"type":"attachment","uuid":"t` + strconv.Itoa(n) + `","cwd":"/home/u/ws","attachment":{"type":"hook_success","content":""}}`)
+			case k < 3:
+				call("Write", `{"file_path":"/home/u/ws/.flower/scripts/s`+strconv.Itoa(r.IntN(60))+`.sh","content":"#!/bin/sh\n# a script\nmake test\n"}`, "File created successfully", "")
+			case k < 6:
+				call("Bash", `{"command":"sh .flower/scripts/s`+strconv.Itoa(r.IntN(60))+`.sh | tail -n 20"}`, filler[:1+r.IntN(3900)], "")
+			case k < 8:
+				p := fmt.Sprintf("/home/u/ws/.flower/spill/Bash-toolu_%d-stdout.txt", n+1)
+				call("Bash", `{"command":"make test"}`, fmt.Sprintf("[Spilled to a file to keep it out of context: %d characters, %d lines, in full at %s. Use Read on that file with offset/limit to see the rest. The first 400 characters follow.]\n%s", 40000+r.IntN(90000), 900, p, filler[:400]), "")
+			default:
+				call("Read", `{"file_path":"/home/u/ws/main.go"}`, filler[:1+r.IntN(len(filler)-1)], "")
+			}
+		}
+		return nil
+	})
 }

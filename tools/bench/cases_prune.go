@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -172,23 +173,32 @@ func copyReal(dir, rel string) error {
 }
 
 func copyFile(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	return createFile(dst, func(w *bufio.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}
+
+// createFile writes the file at path, its folder made first, through a
+// buffered writer that fill fills: every case's Setup writes its inputs so.
+func createFile(path string, fill func(w *bufio.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err = fill(w); err == nil {
+		err = w.Flush()
 	}
-	return out.Close()
+	return errors.Join(err, f.Close())
 }
 
 // uuidPattern matches the uuids of a transcript: entries', sessions', ….
@@ -201,52 +211,42 @@ var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 // so that no two entries or calls share one.
 func writeGrown(dir string, size int) error {
 	_, dst := prunePaths(dir)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	written := 0
-	for round := 0; written < size; round++ {
-		rc := realCases[round%len(realCases)]
-		data, err := os.ReadFile(filepath.Join(realTranscripts, rc.path))
-		if err != nil {
-			return err
-		}
-		copyN := round / len(realCases)
-		srcID := []byte(strings.TrimSuffix(filepath.Base(rc.path), ".jsonl"))
-		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-			if len(line) == 0 || written >= size {
-				continue
+	return createFile(dst, func(w *bufio.Writer) error {
+		written := 0
+		for round := 0; written < size; round++ {
+			rc := realCases[round%len(realCases)]
+			data, err := os.ReadFile(filepath.Join(realTranscripts, rc.path))
+			if err != nil {
+				return err
 			}
-			line = uuidPattern.ReplaceAllFunc(line, func(u []byte) []byte {
-				switch {
-				case bytes.Equal(u, srcID):
-					return []byte(pruneSessionID)
-				case copyN == 0:
-					return u
+			copyN := round / len(realCases)
+			srcID := []byte(strings.TrimSuffix(filepath.Base(rc.path), ".jsonl"))
+			for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+				if len(line) == 0 || written >= size {
+					continue
 				}
-				return append(fmt.Appendf(nil, "%08x", copyN), u[8:]...)
-			})
-			if copyN > 0 {
-				line = bytes.ReplaceAll(line, []byte("toolu_"), fmt.Appendf(nil, "toolu_%d", copyN))
-				line = bytes.ReplaceAll(line, []byte(`"msg_`), fmt.Appendf(nil, `"msg_%d`, copyN))
+				line = uuidPattern.ReplaceAllFunc(line, func(u []byte) []byte {
+					switch {
+					case bytes.Equal(u, srcID):
+						return []byte(pruneSessionID)
+					case copyN == 0:
+						return u
+					}
+					return append(fmt.Appendf(nil, "%08x", copyN), u[8:]...)
+				})
+				if copyN > 0 {
+					line = bytes.ReplaceAll(line, []byte("toolu_"), fmt.Appendf(nil, "toolu_%d", copyN))
+					line = bytes.ReplaceAll(line, []byte(`"msg_`), fmt.Appendf(nil, `"msg_%d`, copyN))
+				}
+				if line[len(line)-1] != '\n' { // a file's last line may have none
+					line = append(line, '\n')
+				}
+				w.Write(line)
+				written += len(line)
 			}
-			if line[len(line)-1] != '\n' { // a file's last line may have none
-				line = append(line, '\n')
-			}
-			w.Write(line)
-			written += len(line)
 		}
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return f.Close()
+		return nil
+	})
 }
 
 // writePruneTranscript writes a transcript in the shapes Claude Code 2.1.328
@@ -255,64 +255,54 @@ func writeGrown(dir string, size int) error {
 // glances, denials and API errors for the rules to act on, until it reaches
 // pruneTranscriptBytes.
 func writePruneTranscript(dir string) (string, error) {
-	project, path := prunePaths(dir)
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(4, 2))
-	commands := []string{"git status", "ls -la", "cat README.md", "make test", "go build ./...", "rm -rf build"}
-	filler := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 1000)
-	n, written, parent := 0, 0, "null"
-	emit := func(line string) {
-		w.WriteString(line)
-		w.WriteByte('\n')
-		written += len(line) + 1
-	}
-	entry := func(body string) {
-		n++
-		uuid := fmt.Sprintf("%08d-0000-4000-8000-000000000000", n)
-		emit(fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,%s,"uuid":%q,"timestamp":"2026-11-30T02:44:58.423Z","cwd":"/home/u/ws","sessionId":%q,"version":"2.1.328","gitBranch":"main"}`,
-			parent, body, uuid, pruneSessionID))
-		parent = strconv.Quote(uuid)
-	}
-	for turn := 0; written < pruneTranscriptBytes; turn++ {
-		if turn%40 == 0 {
-			entry(`"type":"user","message":{"role":"user","content":"next step of the plan"}`)
+	_, path := prunePaths(dir)
+	return "", createFile(path, func(w *bufio.Writer) error {
+		r := rand.New(rand.NewPCG(4, 2))
+		commands := []string{"git status", "ls -la", "cat README.md", "make test", "go build ./...", "rm -rf build"}
+		filler := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 1000)
+		n, written, parent := 0, 0, "null"
+		emit := func(line string) {
+			w.WriteString(line)
+			w.WriteByte('\n')
+			written += len(line) + 1
 		}
-		emit(fmt.Sprintf(`{"type":"api-request","sessionId":%q,"id":"req-%d","params":{"model":"claude-opus-5-5","max_tokens":128000},"tail":%q}`, pruneSessionID, turn, filler[:1500]))
-		msg := fmt.Sprintf(`"message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-opus-5-5","content":[%%s],"stop_reason":"tool_use","usage":{"input_tokens":10,"cache_creation_input_tokens":500,"cache_read_input_tokens":90000,"output_tokens":200}},"type":"assistant"`, turn)
-		entry(fmt.Sprintf(msg, fmt.Sprintf(`{"type":"text","text":%q}`, filler[:200+r.IntN(400)])))
-		cmd := commands[r.IntN(len(commands))]
-		id := fmt.Sprintf("toolu_%08d", turn)
-		entry(fmt.Sprintf(msg, fmt.Sprintf(`{"type":"tool_use","id":%q,"name":"Bash","input":{"command":%q,"description":"step"}}`, id, cmd)))
-		if strings.HasPrefix(cmd, "rm") {
-			text := "Permission to use Bash with command " + cmd + " has been denied."
-			entry(fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":%q,"is_error":true,"tool_use_id":%q}]},"toolUseResult":%q,"toolDenialKind":"permission-rule"`, text, id, "Error: "+text))
-			continue
+		entry := func(body string) {
+			n++
+			uuid := fmt.Sprintf("%08d-0000-4000-8000-000000000000", n)
+			emit(fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,%s,"uuid":%q,"timestamp":"2026-11-30T02:44:58.423Z","cwd":"/home/u/ws","sessionId":%q,"version":"2.1.328","gitBranch":"main"}`,
+				parent, body, uuid, pruneSessionID))
+			parent = strconv.Quote(uuid)
 		}
-		// Glances print a screenful; builds and tests print more, and one
-		// in ten prints as much as Claude Code keeps of a Bash output.
-		size := 100 + r.IntN(1500)
-		if cmd == "make test" || cmd == "go build ./..." {
-			size = 100 + r.IntN(3000)
-			if r.IntN(5) == 0 {
-				size = 30000
+		for turn := 0; written < pruneTranscriptBytes; turn++ {
+			if turn%40 == 0 {
+				entry(`"type":"user","message":{"role":"user","content":"next step of the plan"}`)
+			}
+			emit(fmt.Sprintf(`{"type":"api-request","sessionId":%q,"id":"req-%d","params":{"model":"claude-opus-5-5","max_tokens":128000},"tail":%q}`, pruneSessionID, turn, filler[:1500]))
+			msg := fmt.Sprintf(`"message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-opus-5-5","content":[%%s],"stop_reason":"tool_use","usage":{"input_tokens":10,"cache_creation_input_tokens":500,"cache_read_input_tokens":90000,"output_tokens":200}},"type":"assistant"`, turn)
+			entry(fmt.Sprintf(msg, fmt.Sprintf(`{"type":"text","text":%q}`, filler[:200+r.IntN(400)])))
+			cmd := commands[r.IntN(len(commands))]
+			id := fmt.Sprintf("toolu_%08d", turn)
+			entry(fmt.Sprintf(msg, fmt.Sprintf(`{"type":"tool_use","id":%q,"name":"Bash","input":{"command":%q,"description":"step"}}`, id, cmd)))
+			if strings.HasPrefix(cmd, "rm") {
+				text := "Permission to use Bash with command " + cmd + " has been denied."
+				entry(fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":%q,"is_error":true,"tool_use_id":%q}]},"toolUseResult":%q,"toolDenialKind":"permission-rule"`, text, id, "Error: "+text))
+				continue
+			}
+			// Glances print a screenful; builds and tests print more, and one
+			// in ten prints as much as Claude Code keeps of a Bash output.
+			size := 100 + r.IntN(1500)
+			if cmd == "make test" || cmd == "go build ./..." {
+				size = 100 + r.IntN(3000)
+				if r.IntN(5) == 0 {
+					size = 30000
+				}
+			}
+			out := filler[:size%len(filler)]
+			entry(fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q,"is_error":false}]},"toolUseResult":{"stdout":%q,"stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}`, id, out, out))
+			if turn%500 == 499 {
+				entry(`"type":"assistant","message":{"id":"err","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: Connection error."}]},"isApiErrorMessage":true`)
 			}
 		}
-		out := filler[:size%len(filler)]
-		entry(fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q,"is_error":false}]},"toolUseResult":{"stdout":%q,"stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}`, id, out, out))
-		if turn%500 == 499 {
-			entry(`"type":"assistant","message":{"id":"err","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: Connection error."}]},"isApiErrorMessage":true`)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		return "", err
-	}
-	return "", f.Close()
+		return nil
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,16 +36,10 @@ func spillPayload(size int) func(dir string) (string, error) {
 func spillPersisted(size int) func(dir string) (string, error) {
 	return func(dir string) (string, error) {
 		path := filepath.Join(dir, "tool-results", "b1.txt")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return "", err
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return "", err
-		}
-		w := bufio.NewWriter(f)
-		writeLines(w, size, false)
-		if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		if err := createFile(path, func(w *bufio.Writer) error {
+			writeLines(w, size, false)
+			return nil
+		}); err != nil {
 			return "", err
 		}
 		return writePayload(dir, func(w *bufio.Writer) {
@@ -63,17 +56,14 @@ const bashInlineLimit = 30000
 
 func writePayload(dir string, resp func(*bufio.Writer)) (string, error) {
 	p := filepath.Join(dir, "stdin.json")
-	f, err := os.Create(p)
-	if err != nil {
-		return "", err
-	}
-	w := bufio.NewWriter(f)
-	w.WriteString(`{"session_id":"06407937-5c1b-4a5e-9d3e-4e1f7b2c9a10","transcript_path":"/home/u/.claude/projects/-tmp-ws/06407937.jsonl",` +
-		`"cwd":"/tmp/ws","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash",` +
-		`"tool_input":{"command":"./run-tests.sh","description":"tests"},"tool_response":`)
-	resp(w)
-	w.WriteString(`,"tool_use_id":"toolu_bench","duration_ms":1234}`)
-	return p, errors.Join(w.Flush(), f.Close())
+	return p, createFile(p, func(w *bufio.Writer) error {
+		w.WriteString(`{"session_id":"06407937-5c1b-4a5e-9d3e-4e1f7b2c9a10","transcript_path":"/home/u/.claude/projects/-tmp-ws/06407937.jsonl",` +
+			`"cwd":"/tmp/ws","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash",` +
+			`"tool_input":{"command":"./run-tests.sh","description":"tests"},"tool_response":`)
+		resp(w)
+		w.WriteString(`,"tool_use_id":"toolu_bench","duration_ms":1234}`)
+		return nil
+	})
 }
 
 // writeLines writes the first size bytes of "1\n2\n3\n…", with each
