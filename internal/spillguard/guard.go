@@ -190,10 +190,8 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 	dir := spill.Dir(root)
 	// readsSpill reads tool_input, where a key given twice is refused as
 	// in tool_response.
-	if in, ok := p.Member("tool_input"); ok {
-		if _, err := hook.Members(in, "tool_input"); err != nil {
-			return outcome{}, err
-		}
+	if _, err := p.ToolInput(); err != nil {
+		return outcome{}, err
 	}
 	if readsSpill(p, o.glances(), tool, root, dir) {
 		return pass("reads a spill file back", resp), nil
