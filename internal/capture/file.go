@@ -23,28 +23,19 @@ type folder struct {
 // openFolder opens the spill folder dir. It must exist: a marker never
 // makes spill-guard create a workbench. spill.Prepare then refuses it when
 // it or the workbench above it is a symlink (unless the user named the
-// workbench) and narrows its permissions to the owner's, as for any spill.
+// workbench) and narrows its permissions to the owner's, as for any spill;
+// workbench.OpenFolder checks that the handle is on the folder Prepare
+// passed.
 func openFolder(dir string) (*folder, error) {
-	fi, err := os.Lstat(dir)
-	if err != nil {
+	if _, err := os.Lstat(dir); err != nil {
 		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder", dir)
 	}
 	if err := spill.Prepare(dir); err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(dir)
+	r, err := workbench.OpenFolder("spill folder", dir)
 	if err != nil {
 		return nil, err
-	}
-	// OpenRoot follows a symlink: what it opened must be what Prepare
-	// checked.
-	opened, err := r.Stat(".")
-	if err != nil || !os.SameFile(fi, opened) {
-		r.Close()
-		return nil, fmt.Errorf("the spill folder %s changed while it was opened", dir)
 	}
 	return &folder{path: dir, root: r}, nil
 }

@@ -85,7 +85,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		if err != nil {
 			return c.Fail(err)
 		}
-		dir = config.ProjectDir(wd)
+		dir = hook.ProjectDir(wd)
 	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return c.Fail(fmt.Errorf("%s is not a folder", dir))
 	} else if dir, err = filepath.Abs(dir); err != nil {

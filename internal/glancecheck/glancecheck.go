@@ -97,7 +97,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// The table of the folder it runs in, with that configuration's extra
 	// entries: the one delegate-guard uses there.
 	wd, _ := os.Getwd()
-	g, err := ephemeral.NewGlances(config.ForCommand(c, config.ProjectDir(wd)).Extras())
+	g, err := ephemeral.NewGlances(config.ForCommand(c, hook.ProjectDir(wd)).Extras())
 	config.Warn(c, err)
 	modes := 0
 	for _, on := range []bool{*jsonl, *list, c.Flags.NArg() > 0} {

@@ -28,16 +28,8 @@ type Estimated struct {
 // file by its hint unsanitized: sanitizing replaces bytes one for one, so
 // the length, which is all a caller can use, is the same.
 func Estimate(tool, toolUseID, resp, root string, threshold, head int) ([]Estimated, error) {
-	if editTools[tool] || resp == "" {
-		return nil, nil
-	}
 	kind := gjson.Parse(resp)
-	switch {
-	case objectTools[tool] && !kind.IsObject():
-		return nil, nil
-	case tool == "Read" && kind.Get("type").String() != "text":
-		return nil, nil
-	case tool == "Bash" && kind.Get("isImage").Bool():
+	if objectTools[tool] && !kind.IsObject() || keptWhole(tool, resp, kind) != "" {
 		return nil, nil
 	}
 	fields, err := longFields(resp, threshold)

@@ -167,17 +167,11 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		// whoever made the call.
 		return outcome{}, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(kind))
 	}
-	switch {
-	case o.mainOnly && !p.IsMainThread():
+	if o.mainOnly && !p.IsMainThread() {
 		return pass("a subagent's result, and main-only is set", resp), nil
-	case editTools[tool]:
-		return pass("the result of a tool that edits files", resp), nil
-	case resp == "":
-		return pass("no tool_response", resp), nil
-	case tool == "Read" && kind.IsObject() && gjson.Get(resp, "type").String() != "text":
-		return pass("an image, PDF or notebook: not text to spill", resp), nil
-	case tool == "Bash" && gjson.Get(resp, "isImage").Bool():
-		return pass("an image (stdout is a data: URL)", resp), nil
+	}
+	if why := keptWhole(tool, resp, kind); why != "" {
+		return pass(why, resp), nil
 	}
 	todo, err := overThreshold(p, tool, resp, o.threshold)
 	if err != nil || len(todo) == 0 {
@@ -190,10 +184,8 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 	dir := spill.Dir(root)
 	// readsSpill reads tool_input, where a key given twice is refused as
 	// in tool_response.
-	if in, ok := p.Member("tool_input"); ok {
-		if _, err := hook.Members(in, "tool_input"); err != nil {
-			return outcome{}, err
-		}
+	if _, err := p.ToolInput(); err != nil {
+		return outcome{}, err
 	}
 	if readsSpill(p, o.glances(), tool, root, dir) {
 		return pass("reads a spill file back", resp), nil
@@ -205,6 +197,23 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
 	return spillAll(p, o, tool, resp, dir, todo, stdout)
+}
+
+// keptWhole says why the result resp (as written; kind its type) of tool
+// is left as it came whatever its size, or "" when its long fields are
+// spilled. context-audit's estimate (Estimate) asks it too.
+func keptWhole(tool, resp string, kind gjson.Result) string {
+	switch {
+	case editTools[tool]:
+		return "the result of a tool that edits files"
+	case resp == "":
+		return "no tool_response"
+	case tool == "Read" && kind.IsObject() && gjson.Get(resp, "type").String() != "text":
+		return "an image, PDF or notebook: not text to spill"
+	case tool == "Bash" && gjson.Get(resp, "isImage").Bool():
+		return "an image (stdout is a data: URL)"
+	}
+	return ""
 }
 
 // spillAll writes the spill files of todo and prints the replacement that

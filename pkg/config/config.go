@@ -69,24 +69,6 @@ const (
 	fromProject = "project file"
 )
 
-// ProjectDir is the project folder of a hook call: $CLAUDE_PROJECT_DIR
-// (where the session started; it does not follow cd), else the payload's
-// cwd. The result is absolute, or "" when neither is known.
-func ProjectDir(cwd string) string {
-	dir := os.Getenv("CLAUDE_PROJECT_DIR")
-	if dir == "" {
-		dir = cwd
-	}
-	if dir == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	return abs
-}
-
 // Load reads the user file and the project file of the project folder dir
 // ("" for none) and merges them. It never fails: a file that cannot be used
 // is ignored whole and says why in its File.Err.
@@ -488,7 +470,9 @@ func (v *Value) String() string {
 
 // ForHook is the configuration of a hook call, from one line in the
 // hook's Main: ForCommand for the project folder of the payload.
-func ForHook(cli *hook.CLI, p *hook.Payload) *Config { return ForCommand(cli, ProjectDir(p.Cwd())) }
+func ForHook(cli *hook.CLI, p *hook.Payload) *Config {
+	return ForCommand(cli, hook.ProjectDir(p.Cwd()))
+}
 
 // ForCommand loads the configuration of the project folder dir for the
 // command cli runs, fills the flags its command line did not give, and

@@ -704,22 +704,6 @@ func TestUserFileLocation(t *testing.T) {
 	}
 }
 
-// TestProjectDir: $CLAUDE_PROJECT_DIR, else the payload's cwd.
-func TestProjectDir(t *testing.T) {
-	newSandbox(t)
-	if got := ProjectDir("/w/sub"); got != "/w/sub" {
-		t.Errorf("ProjectDir = %s", got)
-	}
-	t.Setenv("CLAUDE_PROJECT_DIR", "/p")
-	if got := ProjectDir("/w/sub"); got != "/p" {
-		t.Errorf("ProjectDir with CLAUDE_PROJECT_DIR = %s", got)
-	}
-	t.Setenv("CLAUDE_PROJECT_DIR", "")
-	if got := ProjectDir(""); got != "" {
-		t.Errorf("ProjectDir of nothing = %q", got)
-	}
-}
-
 // TestEntriesAddUp: the entries of the user file and a trusted project's
 // are one table, in that order, and the project's name their source.
 func TestEntriesAddUp(t *testing.T) {

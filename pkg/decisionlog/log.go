@@ -28,6 +28,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/flowerhooks/flower/pkg/hook"
 )
 
@@ -96,10 +98,10 @@ func New(s Settings, cli *hook.CLI, p *hook.Payload) *Recorder {
 	r := &Recorder{s: s, cli: cli, base: Entry{Session: p.SessionID(), Project: s.Project, Hook: cli.Name,
 		Event: p.Event(), Tool: p.ToolName(), Agent: p.Get("agent_id").String()}}
 	r.base.Sizes.Payload = len(p.Raw)
-	in := p.Get("tool_input")
+	in, _ := p.ToolInput()
 	for _, field := range []string{"command", "file_path", "notebook_path", "url", "pattern"} {
-		if v := in.Get(field); v.Exists() {
-			r.input = v.String()
+		if v, ok := in[field]; ok {
+			r.input = gjson.Parse(v).String()
 			break
 		}
 	}

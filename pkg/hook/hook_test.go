@@ -160,3 +160,19 @@ func TestReadPayloadSizes(t *testing.T) {
 		t.Errorf("err = %v, want boom", err)
 	}
 }
+
+// TestProjectDir: $CLAUDE_PROJECT_DIR, else the payload's cwd.
+func TestProjectDir(t *testing.T) {
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	if got := ProjectDir("/w/sub"); got != "/w/sub" {
+		t.Errorf("ProjectDir = %s", got)
+	}
+	t.Setenv("CLAUDE_PROJECT_DIR", "/p")
+	if got := ProjectDir("/w/sub"); got != "/p" {
+		t.Errorf("ProjectDir with CLAUDE_PROJECT_DIR = %s", got)
+	}
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	if got := ProjectDir(""); got != "" {
+		t.Errorf("ProjectDir of nothing = %q", got)
+	}
+}

@@ -22,6 +22,10 @@ type Payload struct {
 	// payload can carry a tool result of a megabyte, and a lookup by path
 	// from the top would scan past it each time.
 	top map[string]string
+	// in and inErr are tool_input's members as ToolInput found them,
+	// once: a Write's tool_input holds the whole file it wrote.
+	in    map[string]string
+	inErr error
 }
 
 // MaxPayload is the most ReadPayload reads. Claude Code cannot build a
@@ -177,11 +181,20 @@ func (p *Payload) SessionID() string { return p.Get("session_id").String() }
 // of an --agent session, so it does not count.
 func (p *Payload) IsMainThread() bool { return p.Get("agent_id").String() == "" }
 
+// ToolInput returns the members of tool_input (none when it is missing),
+// or the error for a tool_input that holds a key twice.
+func (p *Payload) ToolInput() (map[string]string, error) {
+	if p.in == nil && p.inErr == nil {
+		p.in, p.inErr = Members(p.top["tool_input"], "tool_input")
+	}
+	return p.in, p.inErr
+}
+
 // ToolInputString returns the string field name of tool_input. A field that
 // exists with another type is an error, and so is a tool_input that holds
 // it twice; a missing one is "", false.
 func (p *Payload) ToolInputString(name string) (string, bool, error) {
-	in, err := Members(p.top["tool_input"], "tool_input")
+	in, err := p.ToolInput()
 	if err != nil {
 		return "", false, err
 	}

@@ -38,14 +38,31 @@ func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 		}
 		return resolveNamed(abs), nil
 	}
-	if p := os.Getenv("CLAUDE_PROJECT_DIR"); p != "" {
-		dir = filepath.Join(p, WorkbenchDirName)
-	} else if payloadCwd != "" {
-		dir = filepath.Join(payloadCwd, WorkbenchDirName)
-	} else {
+	project := ProjectDir(payloadCwd)
+	if project == "" {
 		return "", errors.New("cannot place the workbench: no --workbench, $FLOWER_WORKBENCH, $CLAUDE_PROJECT_DIR or payload cwd")
 	}
-	return filepath.Abs(dir)
+	return filepath.Join(project, WorkbenchDirName), nil
+}
+
+// ProjectDir is the project folder of a hook call: $CLAUDE_PROJECT_DIR
+// (where the session started; it does not follow cd), else the payload's
+// cwd. The result is absolute, or "" when neither is known. The default
+// workbench and the project's configuration file (package config) are both
+// found from it.
+func ProjectDir(cwd string) string {
+	dir := os.Getenv("CLAUDE_PROJECT_DIR")
+	if dir == "" {
+		dir = cwd
+	}
+	if dir == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	return abs
 }
 
 // resolveNamed returns the absolute path with the symlinks of its longest

@@ -36,11 +36,23 @@ var ErrSymlink = errors.New("is a symlink; flower does not follow a symlink insi
 // the user named. A symlink the user names as a workbench is resolved
 // before it gets here (hook.WorkbenchRoot).
 func Open(path string) (*Workbench, error) {
+	r, err := OpenFolder("workbench", path)
+	if err != nil {
+		return nil, err
+	}
+	return &Workbench{Path: path, root: r}, nil
+}
+
+// OpenFolder opens the folder at path as a handle (an os.Root) through
+// which no name under it leads outside. path must exist and be a folder,
+// not a symlink; what names it in an error ("workbench"). The folders
+// above it are followed as they are.
+func OpenFolder(what, path string) (*os.Root, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := kindError("workbench "+path, fi, true); err != nil {
+	if err := kindError(what+" "+path, fi, true); err != nil {
 		return nil, err
 	}
 	r, err := os.OpenRoot(path)
@@ -52,9 +64,9 @@ func Open(path string) (*Workbench, error) {
 	opened, err := r.Stat(".")
 	if err != nil || !os.SameFile(fi, opened) {
 		r.Close()
-		return nil, fmt.Errorf("workbench %s changed while it was opened", path)
+		return nil, fmt.Errorf("%s %s changed while it was opened", what, path)
 	}
-	return &Workbench{Path: path, root: r}, nil
+	return r, nil
 }
 
 // Make opens the workbench at path, creating it (DirPerm, and the folders
