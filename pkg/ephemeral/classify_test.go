@@ -621,6 +621,17 @@ var refused = []classifyCase{
 	{"echo {1..999999999999999999}", false, "more than 256 words"},
 	{"echo {1..99999999999999999999}", true, ""}, // past int64, bash keeps it as it is
 	{"echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", false, "more than 256 words"},
+	// The words a brace makes pass the checks a word written out does.
+	{"ls {-R,/}", false, "walks the whole file system"},
+	{"ls -{P..T} /", false, "walks the whole file system"},
+	{"du /{,}", false, "walks the whole file system"},
+	{"cat {/dev/zero,x}", false, "/dev/zero is a device"},
+	{"cat /de{v,x}/zero", false, "/dev/zero is a device"},
+	{"cat {,/}dev/zero", false, "/dev/zero is a device"},
+	{"echo {Z..a}", false, "may brace-expand into words the classifier never sees"},
+	{"ls {src,docs} x{1..3}.txt", true, ""},
+	{"echo {0..255} {0..255} {0..255} {0..255}", true, ""},
+	{"echo {0..255} {0..255} {0..255} {0..255} x{1,2}", false, "expand into more than 1024 words"},
 	{"seq 1 inf", false, "whole numbers"},
 	{"seq 1 10000000", false, "whole numbers"},
 	{"seq -f %g 1 5", false, "option -f"},
