@@ -44,6 +44,10 @@ type classifier struct {
 	// them ("cd /dev && cat zero"). The folder the line starts in is not
 	// known to the classifier.
 	dirs []string
+	// moves are the relative cds (and cds under ~/) of the line, each from
+	// the folder the line starts in or the home folder, both unknown
+	// (readsDevice).
+	moves []string
 	// cdSeen is set once a cd has been read: git after it may run in
 	// another repository, with that repository's configuration.
 	cdSeen bool
@@ -242,7 +246,7 @@ func (c *classifier) opens(a arg, read bool) string {
 	switch {
 	case network(a.value):
 		return a.src + " names a network connection (bash opens /dev/tcp and /dev/udp as sockets)"
-	case read && readsDevice(a, c.dirs):
+	case read && readsDevice(a, c.dirs, c.moves):
 		return a.src + " is a device or kernel stream that may never end"
 	}
 	return ""

@@ -600,6 +600,18 @@ var refused = []classifyCase{
 	{"cat /sys/kernel/tracing/trace_pip?", false, "may never end"},
 	{"sort -R --random-source=/dev/urandom f", false, "may never end"},
 	{"od /dev/urandom", false, "may never end"},
+	// Climbing out of the unknown folder the line starts in, or out of
+	// the home folder, with "..": from /app or /root it reaches /dev.
+	{"cat ../../../../../../../../dev/zero", false, "may never end"},
+	{"cat ~/../../dev/zero", false, "may never end"},
+	{"cat ../../d?v/zero", false, "may never end"},
+	{"cat < ../../../dev/zero", false, "may never end"},
+	{"grep --file=../../dev/zero x", false, "may never end"},
+	{"cd .. && cd .. && cat dev/zero", false, "may never end"},
+	{"cd ~/x && cat ../../dev/zero", false, "may never end"},
+	{"cd ~/../../dev && cat zero", false, "cd /dev: a folder of devices"},
+	{"cd ../../proc && ls", false, "cd /proc: a folder of devices"},
+	{"cat ../README.md ~/notes.txt && cd .. && grep -r x .", true, ""},
 	// Output that never ends or that bash builds before the command runs.
 	{"jq -n 'repeat(1)'", false, "uses repeat"},
 	{"jq -n '[range(1e18)]'", false, "uses range"},

@@ -10,10 +10,12 @@ import (
 // the like never end, and bash itself opens /dev/tcp/HOST/PORT as a socket.
 // These rules read paths as the kernel does after bash has handed them over:
 // cleaned (//dev/zero, /./dev/zero and /tmp/../dev/zero are /dev/zero), and
-// relative ones from every folder an earlier cd of the line moved to. What
-// the text cannot tell is left out: the folder the line starts in (an earlier
-// call's cd), and a symlink or FIFO in the repository that leads to a device;
-// Claude Code's timeout ends such a read.
+// relative ones from every folder an earlier cd of the line moved to, and
+// as reaching / when they climb out of the folder the line starts in or the
+// home folder with "..". What the text cannot tell is left out: which
+// folder the line starts in (an earlier call's cd), and a symlink or FIFO in
+// the repository that leads to a device; Claude Code's timeout ends such a
+// read.
 
 // network reports whether a value names bash's network pseudo-files. No word
 // of a glance needs to hold one, so it is refused wherever it stands.
@@ -25,8 +27,13 @@ func network(v string) bool {
 // (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, taken
 // from each of dirs when it is relative. A glob names one when some path it
 // may expand to does.
-func readsDevice(a arg, dirs []string) bool {
-	if len(dirs) == 0 && strings.IndexByte(a.value, '/') < 0 {
+//
+// A relative word is also read from the folder the line starts in, and
+// from where cds that moved relative to it (moves) went: unknown folders,
+// but a word climbing out of them with ".." may reach /, from a folder
+// near it (/app, or /root for ~/): cat ../../dev/zero.
+func readsDevice(a arg, dirs, moves []string) bool {
+	if len(dirs) == 0 && len(moves) == 0 && strings.IndexByte(a.value, '/') < 0 {
 		return false // the usual word: relative, from a folder not known
 	}
 	paths := [3]string{a.value}
@@ -51,9 +58,33 @@ func readsDevice(a arg, dirs []string) bool {
 					return true
 				}
 			}
+			if top, ok := climbed(p); ok && endless(top, a.glob) {
+				return true
+			}
+			for _, m := range moves {
+				if top, ok := climbed(path.Join(m, p)); ok && endless(top, a.glob) {
+					return true
+				}
+			}
 		}
 	}
 	return false
+}
+
+// climbed returns the path p, relative or under ~/, names when the folder
+// it is read from lies just below / and p climbs out of it with "..": the
+// rest of p from / ("../../dev/zero" is /dev/zero from /app). ok is false
+// when p does not climb.
+func climbed(p string) (string, bool) {
+	rel, home := strings.CutPrefix(p, "~/")
+	if !home && path.IsAbs(p) {
+		return "", false
+	}
+	rel = path.Clean(rel)
+	if rel != ".." && !strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return path.Join("/", rel), true
 }
 
 // walksDevices reports whether a, an operand of a command that reads
@@ -218,8 +249,9 @@ var cdOptions = &options{short: "LPe@"}
 // chdir records where a cd with these arguments moves to and returns why
 // it is refused, or "". A cd into /dev, /proc or /sys is refused: Claude
 // Code carries the folder over to the next call, whose relative reads the
-// classifier cannot place. "cd" alone, "cd -" and "cd ~…" go where only
-// the running shell knows.
+// classifier cannot place. "cd" alone, "cd -" and "cd ~user" go where
+// only the running shell knows; a relative cd and "cd ~/…" are kept as
+// moves from an unknown folder, which a later ".." may climb out of.
 func (c *classifier) chdir(args []arg) string {
 	c.cdSeen = true
 	operands, _, _ := cdOptions.scan(args)
@@ -227,21 +259,44 @@ func (c *classifier) chdir(args []arg) string {
 		return ""
 	}
 	target := operands[0].value
-	var next []string
+	var next, moves []string
 	switch {
-	case target == "-", strings.HasPrefix(target, "~"):
+	case target == "-", strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "~/"):
 		return ""
+	case strings.HasPrefix(target, "~/"):
+		moves = []string{target}
 	case path.IsAbs(target):
 		next = []string{path.Clean(target)}
 	default:
 		for _, d := range c.dirs {
 			next = append(next, path.Join(d, target))
 		}
+		moves = []string{target}
+		for _, m := range c.moves {
+			moves = append(moves, path.Join(m, target))
+		}
+	}
+	for _, m := range moves {
+		// Climbing out of an unknown folder, it may reach / (readsDevice):
+		// only a device folder is refused, the folder itself is not followed
+		// (cd .. && grep -r x . is a glance).
+		if top, ok := climbed(m); ok && deviceFolder(top) {
+			return top + ": a folder of devices and kernel streams, where a later relative read may never end"
+		}
 	}
 	for _, d := range next {
 		if deviceFolder(d) {
 			return d + ": a folder of devices and kernel streams, where a later relative read may never end"
 		}
+	}
+	for _, m := range moves {
+		if slices.Contains(c.moves, m) {
+			continue
+		}
+		if len(c.moves) == maxDirs {
+			return "changes folders more often than the classifier follows"
+		}
+		c.moves = append(c.moves, m)
 	}
 	for _, d := range next {
 		if slices.Contains(c.dirs, d) {
