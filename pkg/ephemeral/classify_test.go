@@ -618,6 +618,7 @@ var refused = []classifyCase{
 	{"jq 'def f: f; f' x.json", false, "uses def"},
 	{"jq -n '0 | until(false; .+1)'", false, "uses until"},
 	{"jq 'recurse(.+1)' x.json", false, "uses recurse"},
+	{"jq -n '[0,1]|combinations(40)'", false, "uses combinations"},
 	{"jq -n 'import \"m\" as m; m::f'", false, "uses import"},
 	{"jq -f filter.jq x.json", false, "reads its filter from a file"},
 	{"jq -rf filter.jq x.json", false, "reads its filter from a file"},
