@@ -44,10 +44,11 @@ type classifier struct {
 	// them ("cd /dev && cat zero"). The folder the line starts in is not
 	// known to the classifier.
 	dirs []string
-	// moves are the relative cds (and cds under ~/) of the line, each from
-	// the folder the line starts in or the home folder, both unknown
-	// (readsDevice).
-	moves []string
+	// tops are the folders a cd that climbed out of the unknown folder the
+	// line starts in (or the home folder) with ".." may have reached, from
+	// near / ("cd ../.. && cat dev/zero"): read for devices only, since
+	// the climb reaches / only from a folder just below it (readsDevice).
+	tops []string
 	// cdSeen is set once a cd has been read: git after it may run in
 	// another repository, with that repository's configuration.
 	cdSeen bool
@@ -246,7 +247,7 @@ func (c *classifier) opens(a arg, read bool) string {
 	switch {
 	case network(a.value):
 		return a.src + " names a network connection (bash opens /dev/tcp and /dev/udp as sockets)"
-	case read && readsDevice(a, c.dirs, c.moves):
+	case read && readsDevice(a, c.dirs, c.tops):
 		return a.src + " is a device or kernel stream that may never end"
 	}
 	return ""

@@ -28,12 +28,12 @@ func network(v string) bool {
 // from each of dirs when it is relative. A glob names one when some path it
 // may expand to does.
 //
-// A relative word is also read from the folder the line starts in, and
-// from where cds that moved relative to it (moves) went: unknown folders,
-// but a word climbing out of them with ".." may reach /, from a folder
-// near it (/app, or /root for ~/): cat ../../dev/zero.
-func readsDevice(a arg, dirs, moves []string) bool {
-	if len(dirs) == 0 && len(moves) == 0 && strings.IndexByte(a.value, '/') < 0 {
+// A relative word is also read from the folder the line starts in, which
+// is unknown, but a word climbing out of it with ".." may reach /, from a
+// folder near it (/app, or /root for ~/): cat ../../dev/zero. tops are the
+// folders cds that climbed so may have reached (classifier.tops).
+func readsDevice(a arg, dirs, tops []string) bool {
+	if len(dirs) == 0 && len(tops) == 0 && strings.IndexByte(a.value, '/') < 0 {
 		return false // the usual word: relative, from a folder not known
 	}
 	paths := [3]string{a.value}
@@ -53,18 +53,13 @@ func readsDevice(a arg, dirs, moves []string) bool {
 				return true
 			}
 		default:
-			for _, d := range dirs {
+			for _, d := range slices.Concat(dirs, tops) {
 				if endless(path.Join(d, p), a.glob) {
 					return true
 				}
 			}
 			if top, ok := climbed(p); ok && endless(top, a.glob) {
 				return true
-			}
-			for _, m := range moves {
-				if top, ok := climbed(path.Join(m, p)); ok && endless(top, a.glob) {
-					return true
-				}
 			}
 		}
 	}
@@ -250,8 +245,9 @@ var cdOptions = &options{short: "LPe@"}
 // it is refused, or "". A cd into /dev, /proc or /sys is refused: Claude
 // Code carries the folder over to the next call, whose relative reads the
 // classifier cannot place. "cd" alone, "cd -" and "cd ~user" go where
-// only the running shell knows; a relative cd and "cd ~/…" are kept as
-// moves from an unknown folder, which a later ".." may climb out of.
+// only the running shell knows; so do a relative cd from the folder the
+// line starts in and "cd ~/…", unless they climb out of it with ".."
+// (climbed).
 func (c *classifier) chdir(args []arg) string {
 	c.cdSeen = true
 	operands, _, _ := cdOptions.scan(args)
@@ -259,55 +255,55 @@ func (c *classifier) chdir(args []arg) string {
 		return ""
 	}
 	target := operands[0].value
-	var next, moves []string
+	var next, tops []string
 	switch {
 	case target == "-", strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "~/"):
 		return ""
-	case strings.HasPrefix(target, "~/"):
-		moves = []string{target}
 	case path.IsAbs(target):
 		next = []string{path.Clean(target)}
+	case strings.HasPrefix(target, "~/"):
+		if top, ok := climbed(target); ok {
+			tops = append(tops, top) // the home folder may be /root
+		}
 	default:
 		for _, d := range c.dirs {
 			next = append(next, path.Join(d, target))
 		}
-		moves = []string{target}
-		for _, m := range c.moves {
-			moves = append(moves, path.Join(m, target))
+		for _, d := range c.tops {
+			tops = append(tops, path.Join(d, target))
+		}
+		// From the unknown folder: where it climbs to, if it is near /.
+		// A cd into a folder below it first ("cd a && cd ../../dev")
+		// only climbs less, to the same place or not out at all.
+		if top, ok := climbed(target); ok {
+			tops = append(tops, top)
 		}
 	}
-	for _, m := range moves {
-		// Climbing out of an unknown folder, it may reach / (readsDevice):
-		// only a device folder is refused, the folder itself is not followed
-		// (cd .. && grep -r x . is a glance).
-		if top, ok := climbed(m); ok && deviceFolder(top) {
-			return top + ": a folder of devices and kernel streams, where a later relative read may never end"
-		}
-	}
-	for _, d := range next {
+	for _, d := range slices.Concat(next, tops) {
 		if deviceFolder(d) {
 			return d + ": a folder of devices and kernel streams, where a later relative read may never end"
 		}
 	}
-	for _, m := range moves {
-		if slices.Contains(c.moves, m) {
-			continue
-		}
-		if len(c.moves) == maxDirs {
-			return "changes folders more often than the classifier follows"
-		}
-		c.moves = append(c.moves, m)
+	var why string
+	c.dirs, why = addDirs(c.dirs, next)
+	if why == "" {
+		c.tops, why = addDirs(c.tops, tops)
 	}
+	return why
+}
+
+// addDirs adds the folders of next that dirs does not hold, up to maxDirs.
+func addDirs(dirs, next []string) ([]string, string) {
 	for _, d := range next {
-		if slices.Contains(c.dirs, d) {
+		if slices.Contains(dirs, d) {
 			continue
 		}
-		if len(c.dirs) == maxDirs {
-			return "changes folders more often than the classifier follows"
+		if len(dirs) == maxDirs {
+			return dirs, "changes folders more often than the classifier follows"
 		}
-		c.dirs = append(c.dirs, d)
+		dirs = append(dirs, d)
 	}
-	return ""
+	return dirs, ""
 }
 
 // deviceFolder reports whether d, a clean absolute path, is /dev, /proc or
