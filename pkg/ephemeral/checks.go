@@ -102,9 +102,10 @@ func checkSeq(args []arg) string {
 
 // jqLoops are the jq builtins and keywords through which a filter can run
 // without end (repeat(.), range(1e18), until, while, recurse(f), a
-// recursive def) or pull in code the classifier cannot see (import,
-// include). A glance's filter picks paths out of its input and needs none.
-var jqLoops = []string{"repeat", "range", "until", "while", "recurse", "def", "import", "include"}
+// recursive def, combinations: [0,1]|combinations(40) makes 2^40 arrays)
+// or pull in code the classifier cannot see (import, include). A glance's
+// filter picks paths out of its input and needs none.
+var jqLoops = []string{"repeat", "range", "until", "while", "recurse", "combinations", "def", "import", "include"}
 
 // checkJq refuses a jq word that names one of jqLoops as a function or
 // keyword; the same name as a field (.range) or variable ($range) passes.

@@ -2,6 +2,7 @@ package ephemeral
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,9 +44,16 @@ type classifier struct {
 	// them ("cd /dev && cat zero"). The folder the line starts in is not
 	// known to the classifier.
 	dirs []string
+	// tops are the folders a cd that climbed out of the unknown folder the
+	// line starts in (or the home folder) with ".." may have reached, from
+	// near / ("cd ../.. && cat dev/zero"): read for devices only, since
+	// the climb reaches / only from a folder just below it (readsDevice).
+	tops []string
 	// cdSeen is set once a cd has been read: git after it may run in
 	// another repository, with that repository's configuration.
 	cdSeen bool
+	// braceMade counts the words the line's brace expansions make.
+	braceMade int
 }
 
 func (c *classifier) verdict() Verdict {
@@ -157,14 +165,18 @@ func (c *classifier) call(x *syntax.CallExpr) (glance, why string, mainThread bo
 			return "", name + ": " + why, false
 		}
 		if a.brace {
-			// For a command whose every option and operand is harmless, the
-			// words a brace expands to do not matter, only how many there are.
 			if rules {
 				return "", name + ": " + a.src + " may brace-expand into words the classifier never sees", false
 			}
-			if !fewBraceWords(w) {
-				return "", name + ": " + a.src + fmt.Sprintf(" brace-expands into more than %d words", maxBraceWords), false
+			// For a command whose every option is harmless, the words a
+			// brace expands to are read as bash passes them: each may still
+			// name a device or / (cat {/dev/zero,x}, ls {-R,/}).
+			words, why := c.braceArgs(w, a.src)
+			if why != "" {
+				return "", name + ": " + why, false
 			}
+			args = append(args, words...)
+			continue
 		}
 		if rules && a.mayBeOption() {
 			return "", name + ": glob " + a.src + " may expand to an option", false
@@ -235,7 +247,7 @@ func (c *classifier) opens(a arg, read bool) string {
 	switch {
 	case network(a.value):
 		return a.src + " names a network connection (bash opens /dev/tcp and /dev/udp as sockets)"
-	case read && readsDevice(a, c.dirs):
+	case read && readsDevice(a, c.dirs, c.tops):
 		return a.src + " is a device or kernel stream that may never end"
 	}
 	return ""
@@ -243,16 +255,138 @@ func (c *classifier) opens(a arg, read bool) string {
 
 // maxBraceWords caps the words one brace expansion may make in a glance:
 // echo {1..100000000} has bash build every one of them before echo runs.
-const maxBraceWords = 256
+// maxLineBraceWords caps those of a whole line, which the classifier makes
+// and checks one by one: 16 KB of words of 256 each made 58 MB.
+const (
+	maxBraceWords     = 256
+	maxLineBraceWords = 4 * maxBraceWords
+)
 
-// fewBraceWords reports whether w brace-expands into at most maxBraceWords
-// words. It counts them without making them (making them cost 0.26 s and
-// 112 MB for 16 KB of "{a,b}{a,b}…"), on a copy of w: the brace nodes
-// SplitBraces puts in a word are ones syntax.Walk panics on.
-func fewBraceWords(w *syntax.Word) bool {
+// braceArgs returns the words w, written src, brace-expands into, each
+// resolved and checked as a word written out would be, or why not. It
+// counts them before making them (making them cost 0.26 s and 112 MB for
+// 16 KB of "{a,b}{a,b}…"), on a copy of w: the brace nodes SplitBraces puts
+// in a word are ones syntax.Walk panics on.
+func (c *classifier) braceArgs(w *syntax.Word, src string) ([]arg, string) {
 	split := *w
 	syntax.SplitBraces(&split)
-	return braceWords(&split) <= maxBraceWords
+	n := braceWords(&split)
+	if n > maxBraceWords {
+		return nil, src + fmt.Sprintf(" brace-expands into more than %d words", maxBraceWords)
+	}
+	if c.braceMade += n; c.braceMade > maxLineBraceWords {
+		return nil, src + fmt.Sprintf(": the line's braces expand into more than %d words", maxLineBraceWords)
+	}
+	words, ok := expandBraces(split.Parts)
+	if !ok {
+		return nil, src + " may brace-expand into words the classifier never sees"
+	}
+	args := make([]arg, 0, len(words))
+	for _, ew := range words {
+		// What SplitBraces left whole, bash passes as it is
+		// ({1..99999999999999999999}).
+		a, why := c.r.resolve(ew)
+		a.src, a.brace = a.value, false
+		if why == "" {
+			why = c.opens(a, true)
+		}
+		if why != "" {
+			return nil, src + ": " + why
+		}
+		a.src = src
+		args = append(args, a)
+	}
+	return args, ""
+}
+
+// expandBraces makes the words of parts, split by SplitBraces, as bash
+// brace-expands them; braceWords has bounded how many. ok is false for a
+// sequence it does not make: one of characters that are not letters or
+// digits ({Z..a} holds [ and \), or one it cannot read.
+func expandBraces(parts []syntax.WordPart) (words []*syntax.Word, ok bool) {
+	for i, p := range parts {
+		b, isBrace := p.(*syntax.BraceExp)
+		if !isBrace {
+			continue
+		}
+		var elems [][]syntax.WordPart
+		if b.Sequence {
+			if elems, ok = sequenceLits(b.Elems); !ok {
+				return nil, false
+			}
+		} else {
+			for _, e := range b.Elems {
+				elems = append(elems, e.Parts)
+			}
+		}
+		rest, ok := expandBraces(parts[i+1:])
+		if !ok {
+			return nil, false
+		}
+		for _, e := range elems {
+			heads, ok := expandBraces(e)
+			if !ok {
+				return nil, false
+			}
+			for _, h := range heads {
+				for _, r := range rest {
+					words = append(words, &syntax.Word{Parts: slices.Concat(parts[:i:i], h.Parts, r.Parts)})
+				}
+			}
+		}
+		return words, true
+	}
+	return []*syntax.Word{{Parts: parts}}, true
+}
+
+// sequenceLits makes the words of {x..y} or {x..y..step} as bash does
+// (zero-padded when a bound has a leading zero), each a literal.
+func sequenceLits(elems []*syntax.Word) ([][]syntax.WordPart, bool) {
+	from, to := elems[0].Lit(), elems[1].Lit()
+	step := 1
+	if len(elems) > 2 {
+		n, err := strconv.Atoi(elems[2].Lit())
+		if err != nil {
+			return nil, false
+		}
+		step = max(n, -n, 1)
+	}
+	lo, err1 := strconv.Atoi(from)
+	hi, err2 := strconv.Atoi(to)
+	chars := err1 != nil || err2 != nil
+	width := 0
+	switch {
+	case chars && len(from) == 1 && len(to) == 1:
+		lo, hi = int(from[0]), int(to[0])
+		for c := min(lo, hi); c <= max(lo, hi); c++ {
+			if !isWordByte(byte(c), "") {
+				return nil, false
+			}
+		}
+	case chars:
+		return nil, false
+	case leadingZero(from) || leadingZero(to):
+		width = max(len(from), len(to))
+	}
+	if lo > hi {
+		step = -step
+	}
+	var out [][]syntax.WordPart
+	for n := lo; step > 0 && n <= hi || step < 0 && n >= hi; n += step {
+		v := fmt.Sprintf("%0*d", width, n)
+		if chars {
+			v = string(rune(n))
+		}
+		out = append(out, []syntax.WordPart{&syntax.Lit{Value: v}})
+	}
+	return out, true
+}
+
+// leadingZero reports whether a sequence bound is written with a leading
+// zero (01, -01), which pads every word to the wider bound.
+func leadingZero(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return len(s) > 1 && s[0] == '0'
 }
 
 // braceWords counts the words w expands into, up to maxBraceWords+1.

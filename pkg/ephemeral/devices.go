@@ -10,10 +10,12 @@ import (
 // the like never end, and bash itself opens /dev/tcp/HOST/PORT as a socket.
 // These rules read paths as the kernel does after bash has handed them over:
 // cleaned (//dev/zero, /./dev/zero and /tmp/../dev/zero are /dev/zero), and
-// relative ones from every folder an earlier cd of the line moved to. What
-// the text cannot tell is left out: the folder the line starts in (an earlier
-// call's cd), and a symlink or FIFO in the repository that leads to a device;
-// Claude Code's timeout ends such a read.
+// relative ones from every folder an earlier cd of the line moved to, and
+// as reaching / when they climb out of the folder the line starts in or the
+// home folder with "..". What the text cannot tell is left out: which
+// folder the line starts in (an earlier call's cd), and a symlink or FIFO in
+// the repository that leads to a device; Claude Code's timeout ends such a
+// read.
 
 // network reports whether a value names bash's network pseudo-files. No word
 // of a glance needs to hold one, so it is refused wherever it stands.
@@ -25,8 +27,13 @@ func network(v string) bool {
 // (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, taken
 // from each of dirs when it is relative. A glob names one when some path it
 // may expand to does.
-func readsDevice(a arg, dirs []string) bool {
-	if len(dirs) == 0 && strings.IndexByte(a.value, '/') < 0 {
+//
+// A relative word is also read from the folder the line starts in, which
+// is unknown, but a word climbing out of it with ".." may reach /, from a
+// folder near it (/app, or /root for ~/): cat ../../dev/zero. tops are the
+// folders cds that climbed so may have reached (classifier.tops).
+func readsDevice(a arg, dirs, tops []string) bool {
+	if len(dirs) == 0 && len(tops) == 0 && strings.IndexByte(a.value, '/') < 0 {
 		return false // the usual word: relative, from a folder not known
 	}
 	paths := [3]string{a.value}
@@ -46,14 +53,33 @@ func readsDevice(a arg, dirs []string) bool {
 				return true
 			}
 		default:
-			for _, d := range dirs {
+			for _, d := range slices.Concat(dirs, tops) {
 				if endless(path.Join(d, p), a.glob) {
 					return true
 				}
 			}
+			if top, ok := climbed(p); ok && endless(top, a.glob) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// climbed returns the path p, relative or under ~/, names when the folder
+// it is read from lies just below / and p climbs out of it with "..": the
+// rest of p from / ("../../dev/zero" is /dev/zero from /app). ok is false
+// when p does not climb.
+func climbed(p string) (string, bool) {
+	rel, home := strings.CutPrefix(p, "~/")
+	if !home && path.IsAbs(p) {
+		return "", false
+	}
+	rel = path.Clean(rel)
+	if rel != ".." && !strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return path.Join("/", rel), true
 }
 
 // walksDevices reports whether a, an operand of a command that reads
@@ -218,8 +244,10 @@ var cdOptions = &options{short: "LPe@"}
 // chdir records where a cd with these arguments moves to and returns why
 // it is refused, or "". A cd into /dev, /proc or /sys is refused: Claude
 // Code carries the folder over to the next call, whose relative reads the
-// classifier cannot place. "cd" alone, "cd -" and "cd ~…" go where only
-// the running shell knows.
+// classifier cannot place. "cd" alone, "cd -" and "cd ~user" go where
+// only the running shell knows; so do a relative cd from the folder the
+// line starts in and "cd ~/…", unless they climb out of it with ".."
+// (climbed).
 func (c *classifier) chdir(args []arg) string {
 	c.cdSeen = true
 	operands, _, _ := cdOptions.scan(args)
@@ -227,32 +255,55 @@ func (c *classifier) chdir(args []arg) string {
 		return ""
 	}
 	target := operands[0].value
-	var next []string
+	var next, tops []string
 	switch {
-	case target == "-", strings.HasPrefix(target, "~"):
+	case target == "-", strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "~/"):
 		return ""
 	case path.IsAbs(target):
 		next = []string{path.Clean(target)}
+	case strings.HasPrefix(target, "~/"):
+		if top, ok := climbed(target); ok {
+			tops = append(tops, top) // the home folder may be /root
+		}
 	default:
 		for _, d := range c.dirs {
 			next = append(next, path.Join(d, target))
 		}
+		for _, d := range c.tops {
+			tops = append(tops, path.Join(d, target))
+		}
+		// From the unknown folder: where it climbs to, if it is near /.
+		// A cd into a folder below it first ("cd a && cd ../../dev")
+		// only climbs less, to the same place or not out at all.
+		if top, ok := climbed(target); ok {
+			tops = append(tops, top)
+		}
 	}
-	for _, d := range next {
+	for _, d := range slices.Concat(next, tops) {
 		if deviceFolder(d) {
 			return d + ": a folder of devices and kernel streams, where a later relative read may never end"
 		}
 	}
+	var why string
+	c.dirs, why = addDirs(c.dirs, next)
+	if why == "" {
+		c.tops, why = addDirs(c.tops, tops)
+	}
+	return why
+}
+
+// addDirs adds the folders of next that dirs does not hold, up to maxDirs.
+func addDirs(dirs, next []string) ([]string, string) {
 	for _, d := range next {
-		if slices.Contains(c.dirs, d) {
+		if slices.Contains(dirs, d) {
 			continue
 		}
-		if len(c.dirs) == maxDirs {
-			return "changes folders more often than the classifier follows"
+		if len(dirs) == maxDirs {
+			return dirs, "changes folders more often than the classifier follows"
 		}
-		c.dirs = append(c.dirs, d)
+		dirs = append(dirs, d)
 	}
-	return ""
+	return dirs, ""
 }
 
 // deviceFolder reports whether d, a clean absolute path, is /dev, /proc or

@@ -30,7 +30,9 @@
 //     argument rule when it may produce an option or extra operands
 //     (sort *.txt with a file named "-ofoo" writes foo); ./*.txt is fine.
 //     For commands without rules (ls, cat, grep, …) every expansion is fine,
-//     up to 256 words a brace.
+//     up to 256 words a brace and 1024 a line, and the words a brace makes
+//     pass the checks a word written out does (cat {/dev/zero,x} reads a
+//     device, ls {-R,/} walks /).
 //   - The command word must be a plain unquoted literal on the table: 'ls',
 //     \ls and /bin/ls are refused; so are env assignments before it.
 //   - Input redirection from a file (< f) is a read and passes; here-

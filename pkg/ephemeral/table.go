@@ -145,7 +145,7 @@ var table = []*command{
 		check: checkCommandV, note: "only -v or -V before the name (otherwise it runs the command)"},
 	{name: "jq", about: "prints JSON; it cannot write files or run commands",
 		deny:  []flagRule{{short: 'f', long: "from-file", why: "reads its filter from a file the classifier cannot see"}},
-		check: checkJq, note: "the filter may not use repeat, range, until, while, recurse, def, import or include (they can loop without end)"},
+		check: checkJq, note: "the filter may not use repeat, range, until, while, recurse, combinations, def, import or include (they can loop without end)"},
 	{name: "md5sum", about: "prints or checks checksums"},
 	{name: "sha1sum", about: "prints or checks checksums"},
 	{name: "sha256sum", about: "prints or checks checksums"},
