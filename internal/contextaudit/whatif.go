@@ -284,12 +284,13 @@ func (w *whatIf) assistant(e *transcript.Entry) {
 		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars)}
 		if b.Name == "Bash" {
 			cmd := b.Input.Get("command").Str
-			if w.s.glances.IsEphemeral(cmd) {
+			v := w.s.glances.Classify(cmd)
+			if v.Glance {
 				c.glance = strings.Clone(cmd)
 			}
 			// A hands-on command the configuration lets the main
 			// thread run passes delegate-guard as a glance does.
-			c.passes = c.glance != "" || w.s.glances.MainThread(cmd)
+			c.passes = v.MainThread
 		}
 		if guarded[b.Name] && !c.passes {
 			c.handsOn = true
