@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/spill"
 )
 
 const testName = "capture-20261201-153012-" + testSession + "-4242-99.txt"
@@ -432,7 +433,7 @@ func TestPrune(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	want := []string{pruneStamp, "Bash-toolu_1-stdout.txt", "capture-20261101-000000-s-1-3.txt", "capture-20261201-000000-s-1-2.txt", "notes.txt"}
+	want := []string{pruneStamp, spill.IgnoreFile, "Bash-toolu_1-stdout.txt", "capture-20261101-000000-s-1-3.txt", "capture-20261201-000000-s-1-2.txt", "notes.txt"}
 	if diff := cmp.Diff(want, left); diff != "" {
 		t.Errorf("left in spill/ (-want +got):\n%s", diff)
 	}

@@ -179,9 +179,7 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 	}
 	if err != nil {
 		removeTree(dstDir)
-		for _, path := range rw.spilled {
-			os.Remove(path)
-		}
+		rw.removeSpilled()
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("%s already exists", dst)
 		}
