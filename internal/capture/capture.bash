@@ -16,7 +16,8 @@
 # command runs as it does without flower.
 #
 # It runs before every Bash call, so it uses builtins only (mkdir runs once,
-# when it creates the workbench), defines no function, changes no option for
+# when it creates the workbench, and rm when a spill folder's ignore rule is
+# not flower's), defines no function, changes no option for
 # longer than one open, and unsets every variable it sets. (exec is never
 # run as "builtin exec": that makes its redirections those of the builtin
 # command, undone when it returns.) It needs bash 4.2;
@@ -116,8 +117,33 @@ if [[ -n $_flower_go ]]; then
 				command mkdir -m 700 -- "$_flower_root/spill" 2>/dev/null
 			fi
 			if [[ -d $_flower_root/spill && ! -L $_flower_root/spill && -w $_flower_root/spill ]]; then
-				builtin printf -v _flower_file '%s/spill/capture-%(%Y%m%d-%H%M%S)T-%s-%s-%s.txt' \
-					"$_flower_root" -1 "$CLAUDE_CODE_SESSION_ID" "$$" "${SRANDOM-$RANDOM$RANDOM}"
+				# The spill folder's own git ignore rule (spill.IgnoreRule, a
+				# test keeps the two equal): no .gitignore above it, committed
+				# or not, can then expose the output to a `git add -A`. One
+				# missing or changed is written anew; without it, no capture.
+				_flower_rule=$'# Written by flower: the tool output kept here never goes into git.\n*\n'
+				_flower_gi=
+				[[ -f $_flower_root/spill/.gitignore && ! -L $_flower_root/spill/.gitignore ]] &&
+					IFS= builtin read -r -d '' -n 256 _flower_gi <"$_flower_root/spill/.gitignore"
+				if [[ $_flower_gi != "$_flower_rule" ]]; then
+					if [[ -e $_flower_root/spill/.gitignore || -L $_flower_root/spill/.gitignore ]]; then
+						command rm -f -- "$_flower_root/spill/.gitignore" 2>/dev/null
+					fi
+					if [[ -o noclobber ]]; then
+						builtin printf '%s' "$_flower_rule" 2>/dev/null >"$_flower_root/spill/.gitignore"
+					else
+						set -C
+						builtin printf '%s' "$_flower_rule" 2>/dev/null >"$_flower_root/spill/.gitignore"
+						set +C
+					fi
+					_flower_gi=
+					[[ -f $_flower_root/spill/.gitignore && ! -L $_flower_root/spill/.gitignore ]] &&
+						IFS= builtin read -r -d '' -n 256 _flower_gi <"$_flower_root/spill/.gitignore"
+				fi
+				if [[ $_flower_gi == "$_flower_rule" ]]; then
+					builtin printf -v _flower_file '%s/spill/capture-%(%Y%m%d-%H%M%S)T-%s-%s-%s.txt' \
+						"$_flower_root" -1 "$CLAUDE_CODE_SESSION_ID" "$$" "${SRANDOM-$RANDOM$RANDOM}"
+				fi
 			fi
 		fi
 	fi
@@ -151,6 +177,15 @@ if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 		set +C
 	fi
 	[[ $_flower_umask == [0-7][0-7][0-7][0-7] ]] && builtin umask "$_flower_umask"
+	# Checked after the open: the file must be the one the path names in the
+	# spill folder, so that a spill/ (or .flower) swapped for a symlink during
+	# the open has sent no output elsewhere (the file made there stays
+	# empty).
+	if [[ -n $_flower_fd ]] && ! [[ ! -L $_flower_root/spill && (-n $_flower_named || ! -L $_flower_root) &&
+		$_flower_file -ef /dev/fd/$_flower_fd ]]; then
+		exec {_flower_fd}>&-
+		_flower_fd=
+	fi
 	if [[ -n $_flower_fd ]]; then
 		{ exec {_flower_append}>>"/dev/fd/$_flower_fd"; } 2>/dev/null
 		exec {_flower_fd}>&-
@@ -167,7 +202,7 @@ if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 		builtin unset -v FLOWER_BASH_ENV
 	fi
 fi
-builtin unset -v _flower_go _flower_s _flower_p _flower_root _flower_named _flower_file _flower_fd _flower_append _flower_k _flower_umask
+builtin unset -v _flower_go _flower_s _flower_p _flower_root _flower_named _flower_file _flower_fd _flower_append _flower_k _flower_umask _flower_rule _flower_gi
 
 # The user's own BASH_ENV (moved to FLOWER_BASH_ENV by the installer, back in
 # BASH_ENV once the output is captured), expanded as bash expands BASH_ENV;
