@@ -16,8 +16,7 @@
 # command runs as it does without flower.
 #
 # It runs before every Bash call, so it uses builtins only (mkdir runs once,
-# when it creates the workbench, and rm when a spill folder's ignore rule is
-# not flower's), defines no function, changes no option for
+# when it creates the workbench), defines no function, changes no option for
 # longer than one open, and unsets every variable it sets. (exec is never
 # run as "builtin exec": that makes its redirections those of the builtin
 # command, undone when it returns.) It needs bash 4.2;
@@ -120,15 +119,11 @@ if [[ -n $_flower_go ]]; then
 				# The spill folder's own git ignore rule (spill.IgnoreRule, a
 				# test keeps the two equal): no .gitignore above it, committed
 				# or not, can then expose the output to a `git add -A`. One
-				# missing or changed is written anew; without it, no capture.
+				# missing is written; without flower's rule there, no capture.
 				_flower_rule=$'# Written by flower: the tool output kept here never goes into git.\n*\n'
 				_flower_gi=
-				[[ -f $_flower_root/spill/.gitignore && ! -L $_flower_root/spill/.gitignore ]] &&
-					IFS= builtin read -r -d '' -n 256 _flower_gi <"$_flower_root/spill/.gitignore"
-				if [[ $_flower_gi != "$_flower_rule" ]]; then
-					if [[ -e $_flower_root/spill/.gitignore || -L $_flower_root/spill/.gitignore ]]; then
-						command rm -f -- "$_flower_root/spill/.gitignore" 2>/dev/null
-					fi
+				if [[ ! -e $_flower_root/spill/.gitignore && ! -L $_flower_root/spill/.gitignore &&
+					! -e $_flower_root/spill/.git ]]; then
 					if [[ -o noclobber ]]; then
 						builtin printf '%s' "$_flower_rule" 2>/dev/null >"$_flower_root/spill/.gitignore"
 					else
@@ -136,10 +131,9 @@ if [[ -n $_flower_go ]]; then
 						builtin printf '%s' "$_flower_rule" 2>/dev/null >"$_flower_root/spill/.gitignore"
 						set +C
 					fi
-					_flower_gi=
-					[[ -f $_flower_root/spill/.gitignore && ! -L $_flower_root/spill/.gitignore ]] &&
-						IFS= builtin read -r -d '' -n 256 _flower_gi <"$_flower_root/spill/.gitignore"
 				fi
+				[[ -f $_flower_root/spill/.gitignore && ! -L $_flower_root/spill/.gitignore ]] &&
+					IFS= builtin read -r -d '' -n 256 _flower_gi <"$_flower_root/spill/.gitignore"
 				if [[ $_flower_gi == "$_flower_rule" ]]; then
 					builtin printf -v _flower_file '%s/spill/capture-%(%Y%m%d-%H%M%S)T-%s-%s-%s.txt' \
 						"$_flower_root" -1 "$CLAUDE_CODE_SESSION_ID" "$$" "${SRANDOM-$RANDOM$RANDOM}"

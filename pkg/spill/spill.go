@@ -77,8 +77,10 @@ type Folder struct {
 // with DirPerm, and one that exists keeps its mode. Either is refused when
 // it is a symlink (a repository can commit one that leads anywhere) or not
 // a folder, checked after the mkdir so that what passes is what is there.
-// The folder's ignore rule is written when missing or changed: without it
-// nothing is spilled (the error says so).
+// The folder's ignore rule is written when missing; a folder whose
+// .gitignore is anything else, or that is a repository's top folder (its
+// rule would hide the repository's new files), is refused: nothing is
+// spilled there.
 func Open(dir string) (*Folder, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -100,7 +102,7 @@ func Open(dir string) (*Folder, error) {
 	f := &Folder{Path: abs, root: r}
 	if err := f.ignore(); err != nil {
 		r.Close()
-		return nil, fmt.Errorf("cannot write the git ignore rule %s: %v", filepath.Join(abs, IgnoreFile), err)
+		return nil, fmt.Errorf("spill folder %s: %v", abs, err)
 	}
 	return f, nil
 }
@@ -111,29 +113,50 @@ func (f *Folder) Close() error { return f.root.Close() }
 // Root is the handle, for reading and removing the folder's files.
 func (f *Folder) Root() *os.Root { return f.root }
 
-// ignore checks the folder's ignore rule and writes it when it is missing
-// or says anything else.
+// ignore checks the folder's ignore rule, and writes it when it is missing.
 func (f *Folder) ignore() error {
-	if b, err := f.read(IgnoreFile, len(IgnoreRule)); err == nil && string(b) == IgnoreRule {
+	b, err := f.read(IgnoreFile, len(IgnoreRule))
+	switch {
+	case err == nil && string(b) == IgnoreRule:
 		return nil
+	case err == nil || !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("its %s is not flower's ignore rule, so tool output there could be committed: "+
+			"remove it, or name a folder of flower's own", IgnoreFile)
 	}
-	return atomicfile.Replace(f.root, IgnoreFile, FilePerm, false, func(w io.Writer) error {
+	if _, err := f.root.Lstat(".git"); err == nil {
+		return errors.New("it is a repository's top folder, where flower's ignore rule would hide the repository's new files: name a folder of flower's own")
+	}
+	err = atomicfile.Create(f.root, ".", IgnoreFile, FilePerm, false, func(w io.Writer) error {
 		_, err := io.WriteString(w, IgnoreRule)
 		return err
 	})
+	if errors.Is(err, fs.ErrExist) { // a parallel spill wrote it first
+		if b, err := f.read(IgnoreFile, len(IgnoreRule)); err != nil || string(b) != IgnoreRule {
+			return fmt.Errorf("its %s changed while it was written", IgnoreFile)
+		}
+		return nil
+	}
+	return err
 }
 
-// read returns the regular file name of the folder, of at most limit bytes:
-// opened without blocking, so that a FIFO planted there cannot hold the
-// hook.
+// read returns the regular file name of the folder, of at most limit bytes.
+// It is checked with lstat, not followed if a link, and opened without
+// blocking, so that a FIFO swapped in cannot hold the hook.
 func (f *Folder) read(name string, limit int) ([]byte, error) {
-	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	fi, err := f.root.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
+	if opened, err := file.Stat(); err != nil || !os.SameFile(fi, opened) {
+		return nil, fmt.Errorf("%s changed while it was opened", name)
 	}
 	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
 	if err == nil && len(b) > limit {

@@ -285,33 +285,39 @@ func TestOpen(t *testing.T) {
 }
 
 // TestIgnoreRule: the spill folder holds its own ignore rule, written when
-// it is missing or says anything else, whatever the repository committed;
-// one that cannot be written (a folder in its place) stops the spill.
+// it is missing; a folder whose .gitignore is anything else (a rule the
+// repository committed, a link, a FIFO, a folder) or that is a repository's
+// top folder is refused: nothing is spilled there.
 func TestIgnoreRule(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		plant   func(path string)
-		wantErr bool
+		plant   func(dir string)
+		wantErr string
 	}{
-		{"missing", func(string) {}, false},
-		{"committed, another rule", func(p string) { os.WriteFile(p, []byte("/INDEX.md\n"), 0o644) }, false},
-		{"committed, a negation", func(p string) { os.WriteFile(p, []byte("*\n!*.txt\n"), 0o644) }, false},
-		{"a symlink to a file of the user's", func(p string) {
-			target := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(p))), "mine")
-			os.WriteFile(target, []byte(IgnoreRule), 0o600)
-			os.Symlink(target, p)
-		}, false},
-		{"a FIFO", func(p string) { syscall.Mkfifo(p, 0o600) }, false},
-		{"a folder", func(p string) { os.MkdirAll(filepath.Join(p, "x"), 0o700) }, true},
+		{"missing", func(string) {}, ""},
+		{"flower's", func(d string) { os.WriteFile(filepath.Join(d, IgnoreFile), []byte(IgnoreRule), 0o644) }, ""},
+		{"committed, another rule", func(d string) { os.WriteFile(filepath.Join(d, IgnoreFile), []byte("/INDEX.md\n"), 0o644) }, "not flower's"},
+		{"committed, a negation", func(d string) { os.WriteFile(filepath.Join(d, IgnoreFile), []byte(IgnoreRule+"!*.txt\n"), 0o644) }, "not flower's"},
+		{"a symlink to flower's rule", func(d string) {
+			os.WriteFile(filepath.Join(d, "rule"), []byte(IgnoreRule), 0o600)
+			os.Symlink("rule", filepath.Join(d, IgnoreFile))
+		}, "not flower's"},
+		{"a FIFO", func(d string) { syscall.Mkfifo(filepath.Join(d, IgnoreFile), 0o600) }, "not flower's"},
+		{"a folder", func(d string) { os.MkdirAll(filepath.Join(d, IgnoreFile, "x"), 0o700) }, "not flower's"},
+		{"a repository's top folder", func(d string) { os.Mkdir(filepath.Join(d, ".git"), 0o700) }, "repository's top folder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := Dir(filepath.Join(t.TempDir(), "p", ".flower"))
 			os.MkdirAll(dir, 0o755)
-			tc.plant(filepath.Join(dir, IgnoreFile))
+			tc.plant(dir)
+			before, _ := os.ReadDir(dir)
 			f, err := Open(dir)
-			if tc.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "ignore rule") {
-					t.Errorf("err = %v, want the ignore rule's", err)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v, want %q", err, tc.wantErr)
+				}
+				if after, _ := os.ReadDir(dir); len(after) != len(before) {
+					t.Errorf("the folder changed: %d entries, then %d", len(before), len(after))
 				}
 				return
 			}
