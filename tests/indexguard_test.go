@@ -469,7 +469,7 @@ func TestWorkbenchHostileRepository(t *testing.T) {
 			if tc.link == ".flower" {
 				t.Setenv("FLOWER_WORKBENCH", filepath.Join(proj, ".flower"))
 				code, out, errs := run(t, nil, `"hook_event_name":"SessionStart","source":"startup"`, cwd)
-				if code != 0 || !strings.Contains(out, "Workbench: "+other+" (") {
+				if code != 0 || !strings.Contains(out, "Workbench: the folder named below (") || !strings.Contains(out, `\"`+other+`\"`) {
 					t.Errorf("named workbench: exit %d, stderr %q, stdout %.200s", code, errs, out)
 				}
 				if code, upd, errs := runSpill(t, spillPayload("Bash", "toolu_y", big)); code != 0 || upd == nil {

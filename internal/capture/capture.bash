@@ -81,6 +81,7 @@ fi
 # below it: found by comparing inodes, so no name from the repository is
 # parsed. Without /proc (macOS) only FLOWER_WORKBENCH works.
 _flower_file=
+_flower_dfd=
 if [[ -n $_flower_go ]]; then
 	_flower_root=
 	_flower_named=
@@ -116,8 +117,46 @@ if [[ -n $_flower_go ]]; then
 				command mkdir -m 700 -- "$_flower_root/spill" 2>/dev/null
 			fi
 			if [[ -d $_flower_root/spill && ! -L $_flower_root/spill && -w $_flower_root/spill ]]; then
-				builtin printf -v _flower_file '%s/spill/capture-%(%Y%m%d-%H%M%S)T-%s-%s-%s.txt' \
-					"$_flower_root" -1 "$CLAUDE_CODE_SESSION_ID" "$$" "${SRANDOM-$RANDOM$RANDOM}"
+				# Everything below goes through a handle on the spill folder:
+				# the folder is opened once, and its files are named relative
+				# to that descriptor (/proc/self/fd/N/NAME), so that a spill/
+				# swapped for a symlink after the checks leads no write
+				# elsewhere. The folder opened must lie where the checks saw
+				# it, which its own parents tell, not a name: under the named
+				# workbench, else two levels under Claude Code's working
+				# directory. Without /proc (macOS) the workbench is one the
+				# user named, whose path is the user's.
+				_flower_dir=$_flower_root/spill
+				if [[ -d /proc/self/fd ]]; then
+					_flower_dir=
+					if { exec {_flower_dfd}<"$_flower_root/spill"; } 2>/dev/null &&
+						[[ -n $_flower_named && /proc/self/fd/$_flower_dfd/.. -ef $_flower_root ||
+							-z $_flower_named && /proc/self/fd/$_flower_dfd/../.. -ef /proc/$PPID/cwd ]]; then
+						_flower_dir=/proc/self/fd/$_flower_dfd
+					fi
+				fi
+				# The spill folder's own git ignore rule (spill.IgnoreRule, a
+				# test keeps the two equal): no .gitignore above it, committed
+				# or not, can then expose the output to a `git add -A`. One
+				# missing is written; without flower's rule there, no capture.
+				_flower_rule=$'# Written by flower: the tool output kept here never goes into git.\n*\n'
+				_flower_gi=
+				if [[ -n $_flower_dir && ! -e $_flower_dir/.gitignore && ! -L $_flower_dir/.gitignore && ! -e $_flower_dir/.git ]]; then
+					if [[ -o noclobber ]]; then
+						builtin printf '%s' "$_flower_rule" 2>/dev/null >"$_flower_dir/.gitignore"
+					else
+						set -C
+						builtin printf '%s' "$_flower_rule" 2>/dev/null >"$_flower_dir/.gitignore"
+						set +C
+					fi
+				fi
+				[[ -n $_flower_dir && -f $_flower_dir/.gitignore && ! -L $_flower_dir/.gitignore ]] &&
+					IFS= builtin read -r -d '' -n 256 _flower_gi <"$_flower_dir/.gitignore"
+				if [[ $_flower_gi == "$_flower_rule" ]]; then
+					builtin printf -v _flower_name 'capture-%(%Y%m%d-%H%M%S)T-%s-%s-%s.txt' \
+						-1 "$CLAUDE_CODE_SESSION_ID" "$$" "${SRANDOM-$RANDOM$RANDOM}"
+					_flower_file=$_flower_root/spill/$_flower_name
+				fi
 			fi
 		fi
 	fi
@@ -132,7 +171,7 @@ fi
 # the repository committed has the checkout's modes (0755), and the output
 # is written while the command runs. The shell's umask, read from /proc
 # (builtins only), is set back right after.
-if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
+if [[ -n $_flower_file && ! -e $_flower_dir/$_flower_name && ! -L $_flower_dir/$_flower_name ]]; then
 	_flower_fd=
 	_flower_append=
 	_flower_umask=
@@ -144,10 +183,10 @@ if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 	fi
 	[[ $_flower_umask == [0-7][0-7][0-7][0-7] ]] && builtin umask 077
 	if [[ -o noclobber ]]; then
-		{ exec {_flower_fd}>"$_flower_file"; } 2>/dev/null
+		{ exec {_flower_fd}>"$_flower_dir/$_flower_name"; } 2>/dev/null
 	else
 		set -C
-		{ exec {_flower_fd}>"$_flower_file"; } 2>/dev/null
+		{ exec {_flower_fd}>"$_flower_dir/$_flower_name"; } 2>/dev/null
 		set +C
 	fi
 	[[ $_flower_umask == [0-7][0-7][0-7][0-7] ]] && builtin umask "$_flower_umask"
@@ -167,7 +206,8 @@ if [[ -n $_flower_file && ! -e $_flower_file && ! -L $_flower_file ]]; then
 		builtin unset -v FLOWER_BASH_ENV
 	fi
 fi
-builtin unset -v _flower_go _flower_s _flower_p _flower_root _flower_named _flower_file _flower_fd _flower_append _flower_k _flower_umask
+[[ -n ${_flower_dfd-} ]] && exec {_flower_dfd}<&-
+builtin unset -v _flower_go _flower_s _flower_p _flower_root _flower_named _flower_file _flower_fd _flower_append _flower_k _flower_umask _flower_rule _flower_gi _flower_dir _flower_dfd _flower_name
 
 # The user's own BASH_ENV (moved to FLOWER_BASH_ENV by the installer, back in
 # BASH_ENV once the output is captured), expanded as bash expands BASH_ENV;

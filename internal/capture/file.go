@@ -21,23 +21,18 @@ type folder struct {
 }
 
 // openFolder opens the spill folder dir. It must exist: a marker never
-// makes spill-guard create a workbench. spill.Prepare then refuses it when
-// it or the workbench above it is a symlink (unless the user named the
-// workbench) and narrows its permissions to the owner's, as for any spill;
-// workbench.OpenFolder checks that the handle is on the folder Prepare
-// passed.
+// makes spill-guard create a workbench. spill.Open then refuses it when it
+// or the workbench above it is a symlink (unless the user named the
+// workbench), and checks its git ignore rule, as for any spill.
 func openFolder(dir string) (*folder, error) {
 	if _, err := os.Lstat(dir); err != nil {
 		return nil, err
 	}
-	if err := spill.Prepare(dir); err != nil {
-		return nil, err
-	}
-	r, err := workbench.OpenFolder("spill folder", dir)
+	f, err := spill.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &folder{path: dir, root: r}, nil
+	return &folder{path: dir, root: f.Root()}, nil
 }
 
 func (d *folder) Close() error { return d.root.Close() }

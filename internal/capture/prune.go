@@ -29,11 +29,17 @@ const pruneStamp = ".capture-pruned"
 // next call tries again.
 func (d *folder) prune(now time.Time) {
 	// Stamped first, so that parallel calls do not all list the folder.
-	// A stamp that is not a regular file (planted) stops pruning rather
-	// than be written through.
+	// A stamp that is not a regular file (a folder or a link the
+	// repository committed) is removed, not written through, and made anew.
 	fi, err := d.root.Lstat(pruneStamp)
+	if err == nil && !fi.Mode().IsRegular() {
+		if d.root.RemoveAll(pruneStamp) != nil {
+			return
+		}
+		err = fs.ErrNotExist
+	}
 	switch {
-	case err == nil && (!fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < pruneEvery):
+	case err == nil && now.Sub(fi.ModTime()) < pruneEvery:
 		return
 	case err == nil:
 		if d.root.Chtimes(pruneStamp, now, now) != nil {

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
@@ -274,6 +276,38 @@ func TestScriptWorkbench(t *testing.T) {
 			}
 		}
 	})
+	t.Run("the spill folder's ignore rule is spill.IgnoreRule", func(t *testing.T) {
+		t.Parallel()
+		sh := newShell(t)
+		sh.captured("", "true")
+		if got, err := os.ReadFile(filepath.Join(sh.project, ".flower", "spill", spill.IgnoreFile)); err != nil || string(got) != spill.IgnoreRule {
+			t.Errorf("the rule (%v) (-pkg/spill +script):\n%s", err, cmp.Diff(spill.IgnoreRule, string(got)))
+		}
+	})
+	// A rule the repository committed in its place that is not flower's,
+	// whatever it says or is, means no capture: the output stays where
+	// Claude Code puts it.
+	for name, plant := range map[string]func(path string){
+		"another rule":  func(p string) { os.WriteFile(p, []byte("!*\n"), 0o644) },
+		"an empty file": func(p string) { os.WriteFile(p, nil, 0o644) },
+		"a symlink":     func(p string) { os.Symlink("/etc/hostname", p) },
+		"a FIFO":        func(p string) { syscall.Mkfifo(p, 0o644) },
+		"a longer rule": func(p string) { os.WriteFile(p, []byte(spill.IgnoreRule+"!x\n"), 0o644) },
+		"a folder":      func(p string) { os.MkdirAll(filepath.Join(p, "x"), 0o755) },
+		"flower's rule": func(p string) { os.WriteFile(p, []byte(spill.IgnoreRule), 0o644) },
+	} {
+		t.Run("committed ignore rule: "+name, func(t *testing.T) {
+			t.Parallel()
+			sh := newShell(t)
+			dir := filepath.Join(sh.project, ".flower", "spill")
+			os.MkdirAll(dir, 0o755)
+			plant(filepath.Join(dir, spill.IgnoreFile))
+			r := sh.run("", "echo out")
+			if captured := r.task != "out\n"; captured != (name == "flower's rule") {
+				t.Errorf("output %q, capture files %v", r.task, sh.spill())
+			}
+		})
+	}
 	t.Run("a spill folder the repository committed", func(t *testing.T) {
 		// A checkout makes it 0755: the output written while the command
 		// runs is still the owner's alone, and the command's umask is its own.

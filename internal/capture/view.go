@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
+	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // Options are spill-guard's: what layer three shows of any result.
@@ -212,7 +213,9 @@ func countNote(c output) string {
 }
 
 // failureText is the additionalContext for a failed call: what failed, and
-// the whole output, or its head, the pointer and its tail.
+// the whole output, or its head, the pointer and its tail. Claude Code sends
+// it as a system message, so the output, the repository's text, is fenced
+// as data (workbench.Fence).
 func failureText(c output, m Marked) string {
 	var b strings.Builder
 	b.WriteString("The command failed")
@@ -225,18 +228,18 @@ func failureText(c output, m Marked) string {
 		b.WriteString("It printed nothing.")
 	case c.isWhole:
 		b.WriteString("Its whole output follows.\n")
-		b.WriteString(c.whole)
+		b.WriteString(workbench.Fence(c.whole))
 	default:
 		note := fmt.Sprintf("Its first %d and last %d characters follow.", charCount(c.head), charCount(c.tail))
 		if n := countNote(c); n != "" {
 			note = n + " " + note
 		}
 		b.WriteString(spill.File{Path: m.Path, Chars: c.chars, Lines: c.lines, Note: note}.Pointer())
-		b.WriteString("\n" + c.head)
-		if !strings.HasSuffix(c.head, "\n") {
-			b.WriteString("\n")
+		head := c.head
+		if !strings.HasSuffix(head, "\n") {
+			head += "\n"
 		}
-		b.WriteString("[…]\n" + c.tail)
+		b.WriteString("\n" + workbench.Fence(head+"[…]\n"+c.tail))
 	}
 	if m.rest != "" {
 		b.WriteString("\n" + m.rest)

@@ -58,7 +58,7 @@ func newRestater(root string) *restater {
 	r := &restater{pairs: map[[2]string]bool{}}
 	ref := strings.Join(AgentPrompt, "\n")
 	if root != "" {
-		if block, _, err := workbench.Block(root, &workbench.Index{}, workbench.Worker); err == nil {
+		if block, _, err := workbench.Block(root, false, &workbench.Index{}, workbench.Worker); err == nil {
 			ref += "\n" + block
 		}
 	}

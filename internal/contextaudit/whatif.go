@@ -94,7 +94,7 @@ const SessionStartPrefix = "SessionStart hook additional context: "
 // which a session that had it is told from one that had not: the line
 // after the one naming the workbench.
 var blockMark = func() string {
-	block, _, err := workbench.Block("/w", &workbench.Index{}, workbench.Coordinator)
+	block, _, err := workbench.Block("/w", false, &workbench.Index{}, workbench.Coordinator)
 	if err != nil {
 		panic(err)
 	}

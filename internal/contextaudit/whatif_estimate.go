@@ -46,7 +46,7 @@ func (w *whatIf) finish() *WhatIf {
 	root := w.root()
 	artifacts := delegateguard.Artifacts(w.cwd, root)
 	var blockChars int64
-	if block, _, err := workbench.Block(root, &workbench.Index{}, workbench.Coordinator); err == nil {
+	if block, _, err := workbench.Block(root, false, &workbench.Index{}, workbench.Coordinator); err == nil {
 		blockChars = int64(workbench.BlockLen(SessionStartPrefix + block))
 	}
 	seenDenials := map[int][]int64{} // observed turn → its denials' characters

@@ -154,8 +154,13 @@ func Reason(tool, artifacts string, glance bool) string {
 // Artifacts is the artifacts folder of the workbench at root as the reason
 // names it: relative to cwd when it lies under cwd (".flower/artifacts" for
 // the default workbench; the subagent starts in the same folder), else
-// absolute. Every character of the denial stays in the main context.
+// absolute. A workbench other than flower's default is not named (its path
+// is someone's text, not flower's words): the session was shown it, quoted,
+// at its start. Every character of the denial stays in the main context.
 func Artifacts(cwd, root string) string {
+	if root != hook.DefaultWorkbench(cwd) {
+		return "the workbench's artifacts"
+	}
 	path := filepath.Join(root, "artifacts")
 	if !filepath.IsAbs(cwd) {
 		return path

@@ -133,7 +133,7 @@ func (g *guard) sessionStart() int {
 			return g.cli.Fail(err)
 		}
 	}
-	block, shown, err := workbench.Block(g.root, ix, workbench.Coordinator)
+	block, shown, err := workbench.Block(g.root, g.quoted(), ix, workbench.Coordinator)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
@@ -150,7 +150,7 @@ func (g *guard) subagentStart() int {
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	block, _, err := workbench.Block(g.root, ix, workbench.Worker)
+	block, _, err := workbench.Block(g.root, g.quoted(), ix, workbench.Worker)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
@@ -169,7 +169,7 @@ func (g *guard) userPrompt() int {
 	if err != nil {
 		return g.cli.Fail(err)
 	}
-	block, shown, err := workbench.Block(g.root, ix, workbench.Coordinator)
+	block, shown, err := workbench.Block(g.root, g.quoted(), ix, workbench.Coordinator)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
@@ -235,6 +235,10 @@ func (g *guard) postToolUse() int {
 	g.log.Record("index", fmt.Sprintf("INDEX.md regenerated: %d entries", len(ix.Entries)), decisionlog.Sizes{})
 	return hook.ExitOK
 }
+
+// quoted reports whether the workbench is shown quoted: any but flower's
+// default (see workbench.Block).
+func (g *guard) quoted() bool { return g.root != hook.DefaultWorkbench(g.p.Cwd()) }
 
 func (g *guard) answer(block string) int {
 	if _, err := hook.NewOutput(g.p.Event()).Set("additionalContext", block).WriteTo(g.cli.Stdout); err != nil {

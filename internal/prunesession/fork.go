@@ -140,10 +140,9 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 // writeNew is how the fork's files are created: atomically, and fsynced
 // only with --sync (see the package doc).
 func writeNew(sync bool) func(string, fs.FileMode, func(io.Writer) error) error {
-	if sync {
-		return atomicfile.WriteNew
+	return func(path string, perm fs.FileMode, fill func(io.Writer) error) error {
+		return atomicfile.WriteNew(path, perm, sync, fill)
 	}
-	return atomicfile.WriteNewUnsynced
 }
 
 // ownerOnly is the mode of a copied folder while it is filled.

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/transcript"
+	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // What a run leaves when it is killed, and how the next run clears it.
@@ -122,7 +124,7 @@ func removeStale(project string, now time.Time) {
 
 // removeListed removes, in each folder the fork's list names, the spill
 // files named after the fork (spillHint) and the temporary files no running
-// writer owns (spill.RemoveStale). The list is read as data: only regular
+// writer owns, through a handle on the folder. The list is read as data: only regular
 // files named as --trim names this fork's are removed.
 func removeListed(list, forkID string) {
 	f, err := transcript.Open(list)
@@ -137,13 +139,18 @@ func removeListed(list, forkID string) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		entries, _ := os.ReadDir(dir)
+		r, err := workbench.OpenFolder("spill folder", dir)
+		if err != nil {
+			continue
+		}
+		entries, _ := fs.ReadDir(r.FS(), ".")
 		for _, e := range entries {
 			if name := e.Name(); strings.HasPrefix(name, prefix) && spillName.MatchString(name) && e.Type().IsRegular() {
-				os.Remove(filepath.Join(dir, name))
+				r.Remove(name)
 			}
 		}
-		spill.RemoveStale(dir)
+		atomicfile.RemoveStale(r, spill.TmpDir)
+		r.Close()
 	}
 }
 

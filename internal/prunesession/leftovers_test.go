@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
@@ -222,10 +223,12 @@ func TestRemoveStale(t *testing.T) {
 
 // spilled lists the files under the spill folder dir, its temporary
 // folder's included (pkg/spill writes there first), by path from dir.
+// spilled lists the files in the spill folder dir but its ignore rule,
+// which is the folder's own.
 func spilled(dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && !d.IsDir() && p != filepath.Join(dir, spill.IgnoreFile) {
 			rel, _ := filepath.Rel(dir, p)
 			out = append(out, rel)
 		}

@@ -5,7 +5,6 @@ import (
 	"hash/crc32"
 	"hash/maphash"
 	"io"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/ephemeral"
-	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
@@ -37,7 +35,8 @@ type options struct {
 	trim        bool   // rule 4 on
 	trimMin     int    // smallest body trimmed, in characters
 	trimKeep    int    // large bodies kept verbatim
-	spillDir    string // "" means <session cwd>/.flower/spill
+	spillDir    string // "" means spill/ of workbench
+	workbench   string // the session's workbench; "" when unknown
 	sync        bool   // fsync what is written
 	// glances is the glance table with the configuration's extra entries:
 	// the one delegate-guard lets through on the session's project.
@@ -419,10 +418,10 @@ func buildPlan(r io.Reader, o options) (*plan, error) {
 	p.size, p.sum, p.newline = read.n, read.sum, read.last == '\n'
 	p.spillDir = o.spillDir
 	if p.spillDir == "" && o.trim {
-		if p.cwd == "" {
-			return nil, errors.New("--trim: the transcript names no cwd to spill into; pass --spill-dir")
+		if o.workbench == "" {
+			return nil, errors.New("--trim: the transcript's place does not confirm the folder the session ran in, so its workbench is unknown; pass --spill-dir")
 		}
-		p.spillDir = spill.Dir(filepath.Join(p.cwd, hook.WorkbenchDirName))
+		p.spillDir = spill.Dir(o.workbench)
 	}
 	p.decide(o, results)
 	for _, a := range apiErrs {

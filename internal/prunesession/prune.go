@@ -51,7 +51,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c.Flags.BoolVar(&o.trim, "trim", false, "move large tool_result bodies to the spill folder")
 	c.Flags.IntVar(&o.trimMin, "trim-min", DefaultTrimMin, "with --trim: smallest body trimmed, in characters")
 	c.Flags.IntVar(&o.trimKeep, "trim-keep", DefaultTrimKeep, "with --trim: large bodies kept verbatim (the most recent)")
-	c.Flags.StringVar(&o.spillDir, "spill-dir", "", "with --trim: the spill folder (default <session cwd>/.flower/spill)")
+	c.Flags.StringVar(&o.spillDir, "spill-dir", "", "with --trim: the spill folder (default: spill/ in the session's workbench)")
 	newID := c.Flags.String("session-id", "", "the fork's session id (default: a random UUID)")
 	dry := c.Flags.Bool("dry-run", false, "report what would change; write nothing")
 	c.Flags.BoolVar(&o.sync, "sync", false, "fsync the fork (and spill files) before printing its id")
@@ -91,9 +91,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	// The configuration of the session's project (its values are in range,
 	// as the flags given were checked above): the glance table that
-	// delegate-guard used there, and the keys of flags not given.
-	o.glances, err = ephemeral.NewGlances(config.ForCommand(c, transcript.FirstCwd(src)).Extras())
+	// delegate-guard used there, the keys of flags not given, and the
+	// workbench --trim spills into. The project is the folder the session
+	// started in, when the transcript's place confirms it; else the user
+	// file alone counts and --trim needs --spill-dir.
+	origin := transcript.Origin(src)
+	cfg := config.ForCommand(c, origin)
+	o.glances, err = ephemeral.NewGlances(cfg.Extras())
 	config.Warn(c, err)
+	o.workbench = workbenchOf(cfg, origin)
 	// A signal stops the run at its next read, and the run removes what it
 	// wrote (leftovers.go).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -107,6 +113,23 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	rep.write(stderr)
 	return hook.ExitOK
+}
+
+// workbenchOf is the workbench of the session's project folder origin, as
+// its hooks place it: $FLOWER_WORKBENCH, else the configuration's workbench
+// (the user's, or a trusted project's), else .flower in the folder; "" when
+// the folder is not known.
+func workbenchOf(cfg *config.Config, origin string) string {
+	if dir := os.Getenv("FLOWER_WORKBENCH"); filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	if v := cfg.Value("workbench"); v.Path != "" {
+		return v.Path
+	}
+	if origin == "" {
+		return ""
+	}
+	return filepath.Join(origin, hook.WorkbenchDirName)
 }
 
 // prune does the work of Main once the flags are read, on the transcript
@@ -179,9 +202,7 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 	}
 	if err != nil {
 		removeTree(dstDir)
-		for _, path := range rw.spilled {
-			os.Remove(path)
-		}
+		rw.removeSpilled()
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("%s already exists", dst)
 		}

@@ -25,10 +25,10 @@ import (
 type rewriter struct {
 	p            *plan
 	oldID, newID string
-	writeSpills  bool  // false on a dry run
-	sync         bool  // fsync the spill files
-	prepared     bool  // the spill folder is ready
-	delta        int64 // body characters added (negative: removed) by replacements
+	writeSpills  bool          // false on a dry run
+	sync         bool          // fsync the spill files
+	folder       *spill.Folder // the spill folder, opened at the first spill
+	delta        int64         // body characters added (negative: removed) by replacements
 	// spilled are the spill files written for --trim, removed again when
 	// the fork cannot be written: they would only copy results of a fork
 	// that does not exist.
@@ -348,20 +348,17 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 	if !rw.writeSpills {
 		return dryPointer(rw.p.spillDir, hint, body), nil
 	}
-	if !rw.prepared {
-		if err := spill.Prepare(rw.p.spillDir); err != nil {
+	if rw.folder == nil {
+		folder, err := spill.Open(rw.p.spillDir)
+		if err != nil {
 			return "", err
 		}
+		rw.folder = folder
 		if err := rw.listSpill(rw.p.spillDir + string(filepath.Separator)); err != nil {
 			return "", err
 		}
-		rw.prepared = true
 	}
-	write := spill.WriteUnsynced
-	if rw.sync {
-		write = spill.Write
-	}
-	f, err := write(rw.p.spillDir, hint, previewChars, func(w io.Writer) error {
+	f, err := rw.folder.Write(hint, previewChars, rw.sync, func(w io.Writer) error {
 		_, err := io.WriteString(w, body)
 		return err
 	})
@@ -402,6 +399,18 @@ func (rw *rewriter) closeList() error {
 		return nil
 	}
 	return rw.listFile.Close()
+}
+
+// removeSpilled removes the spill files written, through the folder's
+// handle, and releases it.
+func (rw *rewriter) removeSpilled() {
+	if rw.folder == nil {
+		return
+	}
+	for _, path := range rw.spilled {
+		rw.folder.Root().Remove(filepath.Base(path))
+	}
+	rw.folder.Close()
 }
 
 // dryPointer is the pointer a spill of body would give, without the file.

@@ -193,10 +193,12 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 	if nowhere(stdout) {
 		return outcome{}, errNowhere
 	}
-	if err := spill.Prepare(dir); err != nil {
+	folder, err := spill.Open(dir)
+	if err != nil {
 		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
-	return spillAll(p, o, tool, resp, dir, todo, stdout)
+	defer folder.Close()
+	return spillAll(p, o, tool, resp, folder, todo, stdout)
 }
 
 // keptWhole says why the result resp (as written; kind its type) of tool
@@ -223,8 +225,8 @@ func keptWhole(tool, resp string, kind gjson.Result) string {
 // (closed, or a pipe nobody reads), and, during a long spill, SIGTERM,
 // SIGINT or SIGHUP, which Claude Code sends a hook at its timeout or when
 // the user presses Esc. (SIGKILL, or a signal during a short spill, leaves
-// a temporary file, which the next spill removes: spill.RemoveStale.)
-func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillable, stdout io.Writer) (did outcome, err error) {
+// a temporary file, which the next spill removes: Folder.RemoveStale.)
+func spillAll(p *hook.Payload, o options, tool, resp string, folder *spill.Folder, todo []spillable, stdout io.Writer) (did outcome, err error) {
 	// SIGPIPE on fd 1 would kill the process at the write of the pointer,
 	// after the files were made; ignored, the write fails instead.
 	signal.Ignore(syscall.SIGPIPE)
@@ -247,10 +249,10 @@ func spillAll(p *hook.Payload, o options, tool, resp, dir string, todo []spillab
 			}
 		}
 	}()
-	spill.RemoveStale(dir)
+	folder.RemoveStale()
 	reps := make([]string, len(todo))
 	for i, s := range todo {
-		f, err := spill.WriteUnsynced(dir, hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, func(w io.Writer) error {
+		f, err := folder.Write(hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, false, func(w io.Writer) error {
 			return s.fill(stopWriter{ctx, w})
 		})
 		if err != nil {

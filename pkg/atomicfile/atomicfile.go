@@ -1,14 +1,17 @@
 // Package atomicfile writes files so that a reader sees the old content or
-// the new, never a part: the data goes to a temporary file in the same
-// folder, is synced (but by WriteNewUnsynced), and is renamed (or linked)
-// into place. A failed write
-// leaves the previous file as it was and no temporary file behind.
+// the new, never a part: the data goes to a temporary file on the same file
+// system, and is renamed or linked into place. Every write goes through a
+// handle on the folder (an os.Root), so no name in it, committed or swapped
+// in while it runs, leads the write elsewhere.
 package atomicfile
 
 import (
 	"errors"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,85 +19,92 @@ import (
 	"time"
 )
 
-// Write replaces path with data, atomically, with permissions perm.
+// Write replaces the file at path with data, with permissions perm.
 func Write(path string, data []byte, perm os.FileMode) error {
-	return WriteFunc(path, perm, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
+	return inFolder(path, func(r *os.Root, name string) error {
+		return Replace(r, name, perm, true, func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		})
 	})
 }
 
-// WriteFunc replaces path with what fill writes, atomically. If fill fails,
-// path is untouched.
-func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	tmp, err := temp(filepath.Dir(path), path, perm, fill, true)
+// WriteNew creates the file at path with what fill writes, synced when sync
+// is set; it never replaces a file: when path exists the error satisfies
+// errors.Is(err, fs.ErrExist).
+func WriteNew(path string, perm os.FileMode, sync bool, fill func(io.Writer) error) error {
+	return inFolder(path, func(r *os.Root, name string) error {
+		return Create(r, ".", name, perm, sync, fill)
+	})
+}
+
+func inFolder(p string, do func(r *os.Root, name string) error) error {
+	r, err := os.OpenRoot(filepath.Dir(p))
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	defer r.Close()
+	return do(r, filepath.Base(p))
+}
+
+// Replace replaces name, in the folder r, with what fill writes, synced when
+// sync is set. If fill fails, name is untouched.
+func Replace(r *os.Root, name string, perm os.FileMode, sync bool, fill func(io.Writer) error) error {
+	tmp, err := temp(r, path.Dir(name), name, perm, sync, fill)
+	if err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, name); err != nil {
+		r.Remove(tmp)
 		return err
 	}
 	return nil
 }
 
-// WriteNew creates path with what fill writes, atomically, and never replaces
-// an existing file: if path exists it returns an error satisfying
-// errors.Is(err, os.ErrExist) and leaves that file alone.
-func WriteNew(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	return WriteNewIn(filepath.Dir(path), path, perm, true, fill)
-}
-
-// WriteNewIn is WriteNew with the temporary file in tmpDir, a folder on
-// path's file system, and synced only when sync is set. A writer killed
-// midway leaves its temporary file there, where the next writer finds it
-// without listing path's folder (RemoveStale).
-func WriteNewIn(tmpDir, path string, perm os.FileMode, sync bool, fill func(io.Writer) error) error {
-	tmp, err := temp(tmpDir, path, perm, fill, sync)
+// Create creates name in the folder r with what fill writes, and never
+// replaces a file: when name exists the error satisfies errors.Is(err,
+// fs.ErrExist). The temporary file goes in tmpDir, a folder of r: one of its
+// own lets the leftovers of a writer killed midway be found without listing
+// every file (RemoveStale). It is synced only when sync is set.
+func Create(r *os.Root, tmpDir, name string, perm os.FileMode, sync bool, fill func(io.Writer) error) error {
+	tmp, err := temp(r, tmpDir, name, perm, sync, fill)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
+	defer r.Remove(tmp)
 	// link(2) fails with EEXIST instead of replacing, unlike rename(2).
-	if err := os.Link(tmp, path); err != nil {
-		var le *os.LinkError
-		if errors.As(err, &le) && errors.Is(le.Err, os.ErrExist) {
-			return &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+	if err := r.Link(tmp, name); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &os.PathError{Op: "create", Path: name, Err: fs.ErrExist}
 		}
 		return err
 	}
 	return nil
 }
 
-// temp writes a temporary file in dir, named after path and the process
-// that writes it (see RemoveStale).
-func temp(dir, path string, perm os.FileMode, fill func(io.Writer) error, sync bool) (string, error) {
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tmpMark+strconv.Itoa(os.Getpid())+"-*")
+// temp writes a new temporary file in dir, named after name and the process
+// that writes it (see RemoveStale), and returns its name in r.
+func temp(r *os.Root, dir, name string, perm os.FileMode, sync bool, fill func(io.Writer) error) (string, error) {
+	tmp := path.Join(dir, "."+path.Base(name)+tmpMark+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(rand.Uint64(), 36))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return "", err
 	}
-	name := f.Name()
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(name)
+	err = f.Chmod(perm) // past the umask
+	if err == nil {
+		err = fill(f)
+	}
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Remove(tmp)
 		return "", err
 	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := fill(f); err != nil {
-		return fail(err)
-	}
-	if sync {
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
+	return tmp, nil
 }
 
 // tmpMark comes before the writer's pid in a temporary file's name.
@@ -106,38 +116,26 @@ const tmpMark = ".tmp-"
 // megabyte, and a hook that runs past its timeout is killed.
 const StaleAfter = time.Hour
 
-// RemoveStale removes the temporary files in tmpDir that no running writer
-// owns: files whose writer (the pid in their name) no longer runs, and
-// files last written StaleAfter ago or earlier. Only regular files named
-// as temp names them go: tmpDir lies in a folder a repository can commit,
-// and what it plants there (a file of its own, tmpDir itself as a symlink
-// to the project or the home folder) is not a leftover of ours. Errors are
-// ignored: a file it cannot remove stays for the next call.
-func RemoveStale(tmpDir string) {
-	names, _ := readNames(tmpDir)
-	for _, name := range names {
-		if !strings.HasPrefix(name, ".") || !strings.Contains(name, tmpMark) {
+// RemoveStale removes the temporary files in tmpDir, a folder of r, that no
+// running writer owns: files whose writer (the pid in their name) no longer
+// runs, and files last written StaleAfter ago or earlier. Only regular files
+// named as temp names them go: the folder may be one a repository commits,
+// and what it plants there is not a leftover of ours. Errors are ignored: a
+// file it cannot remove stays for the next call.
+func RemoveStale(r *os.Root, tmpDir string) {
+	if fi, err := r.Lstat(tmpDir); err != nil || !fi.IsDir() {
+		return // a symlink planted there is not followed
+	}
+	entries, _ := fs.ReadDir(r.FS(), tmpDir)
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.Contains(name, tmpMark) {
 			continue
 		}
-		path := filepath.Join(tmpDir, name)
-		fi, err := os.Lstat(path)
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		if !running(name) || time.Since(fi.ModTime()) >= StaleAfter {
-			os.Remove(path)
+		if fi, err := e.Info(); err == nil && (!running(name) || time.Since(fi.ModTime()) >= StaleAfter) {
+			r.Remove(path.Join(tmpDir, name))
 		}
 	}
-}
-
-// readNames lists the folder dir, which must not be a symlink.
-func readNames(dir string) ([]string, error) {
-	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Readdirnames(-1)
 }
 
 // running reports whether the process that wrote the temporary file name

@@ -13,6 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+func fill(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
 func TestWriteReplaces(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f")
 	if err := Write(p, []byte("old"), 0o600); err != nil {
@@ -31,19 +35,23 @@ func TestWriteReplaces(t *testing.T) {
 
 func TestFailedFillKeepsOld(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "f")
-	if err := Write(p, []byte("old"), 0o644); err != nil {
+	if err := Write(filepath.Join(dir, "f"), []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	boom := errors.New("boom")
-	err := WriteFunc(p, 0o644, func(w io.Writer) error {
+	err = Replace(r, "f", 0o644, true, func(w io.Writer) error {
 		w.Write([]byte("half"))
 		return boom
 	})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom", err)
 	}
-	if b, _ := os.ReadFile(p); string(b) != "old" {
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "old" {
 		t.Errorf("content %q after failed write, want %q", b, "old")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
@@ -52,51 +60,52 @@ func TestFailedFillKeepsOld(t *testing.T) {
 }
 
 func TestWriteNewNeverReplaces(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f")
-	fill := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	for _, sync := range []bool{true, false} {
+		p := filepath.Join(t.TempDir(), "f")
+		if err := WriteNew(p, 0o600, sync, fill("first")); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteNew(p, 0o600, sync, fill("second")); !errors.Is(err, os.ErrExist) {
+			t.Fatalf("err = %v, want ErrExist", err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "first" {
+			t.Errorf("content %q, want %q", b, "first")
+		}
+		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+		}
+		if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+			t.Errorf("%d files in the folder, want 1 (no temp file)", len(ents))
+		}
 	}
-	if err := WriteNew(p, 0o600, fill("first")); err != nil {
+}
+
+// TestCreateStaysInTheFolder: a symlink swapped in for the temporary
+// folder or the name is not written through.
+func TestCreateStaysInTheFolder(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.Symlink(outside, filepath.Join(dir, "tmp"))
+	os.Symlink(filepath.Join(outside, "x"), filepath.Join(dir, "name"))
+	r, err := os.OpenRoot(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := WriteNew(p, 0o600, fill("second"))
-	if !errors.Is(err, os.ErrExist) {
-		t.Fatalf("err = %v, want ErrExist", err)
+	defer r.Close()
+	if err := Create(r, "tmp", "new", 0o600, false, fill("x")); err == nil {
+		t.Error("wrote through a symlinked temporary folder")
 	}
-	if b, _ := os.ReadFile(p); string(b) != "first" {
-		t.Errorf("content %q, want %q", b, "first")
+	if err := Create(r, ".", "name", 0o600, false, fill("x")); !errors.Is(err, os.ErrExist) {
+		t.Errorf("err = %v, want ErrExist for a symlink at the name", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("%d files written outside the folder", len(ents))
 	}
 }
 
 func TestUnwritableFolder(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Log("running as root: permission bits do not stop writes, using a missing folder instead")
-	}
 	p := filepath.Join(t.TempDir(), "missing", "f")
 	if err := Write(p, []byte("x"), 0o600); err == nil {
 		t.Fatal("write into a missing folder succeeded")
-	}
-}
-
-func TestWriteNewUnsynced(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f")
-	fill := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
-	if err := WriteNewUnsynced(p, 0o600, fill("first")); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteNewUnsynced(p, 0o600, fill("second")); !errors.Is(err, os.ErrExist) {
-		t.Fatalf("err = %v, want ErrExist", err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != "first" {
-		t.Errorf("content %q, want %q", b, "first")
-	}
-	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
-	}
-	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
-		t.Errorf("%d files in the folder, want 1 (no temp file)", len(ents))
 	}
 }
 
@@ -136,11 +145,15 @@ func TestRemoveStaleOnlyLeftovers(t *testing.T) {
 	for _, name := range []string{"README.md", dead} {
 		mk(filepath.Join(project, name))
 	}
-	link := filepath.Join(root, "link")
-	os.Symlink(project, link)
+	os.Symlink("project", filepath.Join(root, "link"))
 
-	RemoveStale(tmp)
-	RemoveStale(link)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	RemoveStale(r, "tmp")
+	RemoveStale(r, "link")
 	var left []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && p != root {

@@ -30,11 +30,8 @@ const (
 	// AddOnly: a project file's names are added to the user's (more
 	// tools guarded), never taken away.
 	AddOnly
-	// Inside: a project file's path must lead inside the project, through
-	// no symlink.
-	Inside
 	// TrustedOnly: only from a trusted project file (glance entries,
-	// hands-on commands, the decision log).
+	// hands-on commands, where output is written, the decision log).
 	TrustedOnly
 	// UserOnly: only from the user file.
 	UserOnly
@@ -95,7 +92,7 @@ var keys = []*Key{
 		Flags: []string{"spill-guard --main-only"}, Rule: Free,
 		Doc: "spill main-thread results only"},
 	{Name: "workbench", kind: pathKind,
-		Flags: []string{"delegate-guard --workbench", "index-guard --workbench", "spill-guard --workbench"}, Rule: Inside,
+		Flags: []string{"delegate-guard --workbench", "index-guard --workbench", "spill-guard --workbench"}, Rule: TrustedOnly,
 		Doc: "the workbench root (relative: to the project folder); FLOWER_WORKBENCH and --workbench win"},
 	{Name: "prune-session.keep-recent", kind: intKind, Default: "6", min: 0,
 		Flags: []string{"prune-session --keep-recent"}, Rule: Free,
@@ -104,7 +101,7 @@ var keys = []*Key{
 		Flags: []string{"prune-session --keep-denials"}, Rule: Free,
 		Doc: "denied calls kept (the most recent)"},
 	{Name: "prune-session.trim", kind: boolKind, Default: "false",
-		Flags: []string{"prune-session --trim"}, Rule: Free,
+		Flags: []string{"prune-session --trim"}, Rule: OnlyOff,
 		Doc: "move large tool results to the spill folder"},
 	{Name: "prune-session.trim-min", kind: intKind, Default: "2000", min: 0,
 		Flags: []string{"prune-session --trim-min"}, Rule: Free,
@@ -113,7 +110,7 @@ var keys = []*Key{
 		Flags: []string{"prune-session --trim-keep"}, Rule: Free,
 		Doc: "with trim: large results kept verbatim (the most recent)"},
 	{Name: "prune-session.spill-dir", kind: pathKind,
-		Flags: []string{"prune-session --spill-dir"}, Rule: Inside,
+		Flags: []string{"prune-session --spill-dir"}, Rule: TrustedOnly,
 		Doc: "with trim: where moved results go (relative: to the session's folder)"},
 	{Name: "prune-session.sync", kind: boolKind, Default: "false",
 		Flags: []string{"prune-session --sync"}, Rule: Free,
@@ -153,8 +150,6 @@ func (r Rule) String() string {
 		return "only off"
 	case AddOnly:
 		return "add only"
-	case Inside:
-		return "inside the project"
 	case TrustedOnly:
 		return "if trusted"
 	}

@@ -38,11 +38,21 @@ func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 		}
 		return resolveNamed(abs), nil
 	}
-	project := ProjectDir(payloadCwd)
-	if project == "" {
-		return "", errors.New("cannot place the workbench: no --workbench, $FLOWER_WORKBENCH, $CLAUDE_PROJECT_DIR or payload cwd")
+	if root := DefaultWorkbench(payloadCwd); root != "" {
+		return root, nil
 	}
-	return filepath.Join(project, WorkbenchDirName), nil
+	return "", errors.New("cannot place the workbench: no --workbench, $FLOWER_WORKBENCH, $CLAUDE_PROJECT_DIR or payload cwd")
+}
+
+// DefaultWorkbench is flower's own choice of workbench for a hook call:
+// WorkbenchDirName in the project folder; "" when no folder is known. The
+// only workbench path flower's words to the model name: any other is the
+// user's text, or a trusted repository's.
+func DefaultWorkbench(payloadCwd string) string {
+	if project := ProjectDir(payloadCwd); project != "" {
+		return filepath.Join(project, WorkbenchDirName)
+	}
+	return ""
 }
 
 // ProjectDir is the project folder of a hook call: $CLAUDE_PROJECT_DIR

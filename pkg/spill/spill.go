@@ -5,8 +5,9 @@
 //
 // Layer three (spill-guard) spills long tool results as they happen; layer
 // four (prune-session --trim) spills long results of a stored transcript.
-// Both go through Write (spill-guard through WriteUnsynced), so the file
-// naming, the permissions and the pointer wording live here once.
+// Both open the folder with Open and write through Folder.Write, so the
+// folder's checks, its git ignore rule, the file naming, the permissions and
+// the pointer wording live here once.
 //
 // Characters are counted as Unicode code points: the bytes that do not
 // continue a UTF-8 sequence, which for valid UTF-8 is utf8.RuneCount. Lines
@@ -22,16 +23,26 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // Tool output can hold secrets (tokens in env dumps, keys in config files),
-// so the folder and its files are the owner's alone.
+// so the folders flower makes for it and its files are the owner's alone.
 const (
 	DirPerm  fs.FileMode = workbench.DirPerm
 	FilePerm fs.FileMode = workbench.FilePerm
+)
+
+// IgnoreFile and IgnoreRule are the spill folder's own git ignore rule. It
+// lives in the folder that holds tool output, so that no .gitignore above it,
+// committed or not, can expose the files to a `git add -A`; the `*` covers
+// the rule's own file too.
+const (
+	IgnoreFile = ".gitignore"
+	IgnoreRule = "# Written by flower: the tool output kept here never goes into git.\n*\n"
 )
 
 // maxNameBytes caps a spill file's name well under NAME_MAX (255 bytes on
@@ -43,38 +54,115 @@ const maxNameBytes = 160
 // tool_use_id, so a clash means the same call was spilled again (a retry).
 const maxTries = 1000
 
+// TmpDir is the folder in the spill folder where spill files are written
+// before they are linked into place: a folder of their own, so that the
+// leftovers of a writer killed midway are found without listing every
+// spill there ever was.
+const TmpDir = ".tmp"
+
 // Dir is the spill folder of the workbench rooted at root.
 func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
 
-// Ready reports whether dir is a spill folder as Prepare leaves one: a
-// folder, not a symlink, with DirPerm, in a workbench folder that is not a
-// symlink either. Prepare then changes nothing.
-func Ready(dir string) bool {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm() != DirPerm {
-		return false
-	}
-	wb, err := os.Lstat(filepath.Dir(dir))
-	return err == nil && wb.IsDir()
+// Folder is an open spill folder: a handle (os.Root) through which every
+// file in it is written, so that no name in it, committed or swapped in
+// while a hook runs, leads a write outside.
+type Folder struct {
+	Path string // absolute
+	root *os.Root
 }
 
-// Prepare makes dir usable as a spill folder. The folder above it is the
-// workbench: it is created if missing (with its parents, DirPerm, and a
-// .gitignore: see workbench.Make), then dir in it. Either is refused when it
-// is a symlink (a repository can commit one that leads anywhere: tool
-// output would follow it) or not a folder, and dir's permissions are
-// narrowed to DirPerm. Each check follows the mkdir, so what passes is what
-// is there. A folder already Ready costs two lstats.
-func Prepare(dir string) error {
-	if Ready(dir) {
+// Open makes dir usable as a spill folder and opens it. The folder above it
+// (the workbench) is created if missing, with its parents and the
+// workbench's .gitignore (workbench.Make), then dir in it; folders are made
+// with DirPerm, and one that exists keeps its mode. Either is refused when
+// it is a symlink (a repository can commit one that leads anywhere) or not
+// a folder, checked after the mkdir so that what passes is what is there.
+// The folder's ignore rule is written when missing; a folder whose
+// .gitignore is anything else, or that is a repository's top folder (its
+// rule would hide the repository's new files), is refused: nothing is
+// spilled there.
+func Open(dir string) (*Folder, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	w, err := workbench.Make(filepath.Dir(abs))
+	if err != nil {
+		return nil, err
+	}
+	err = w.Folder(filepath.Base(abs))
+	w.Close()
+	if err != nil {
+		return nil, err
+	}
+	r, err := workbench.OpenFolder("spill folder", abs)
+	if err != nil {
+		return nil, err
+	}
+	f := &Folder{Path: abs, root: r}
+	if err := f.ignore(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("spill folder %s: %v", abs, err)
+	}
+	return f, nil
+}
+
+// Close releases the handle.
+func (f *Folder) Close() error { return f.root.Close() }
+
+// Root is the handle, for reading and removing the folder's files.
+func (f *Folder) Root() *os.Root { return f.root }
+
+// ignore checks the folder's ignore rule, and writes it when it is missing.
+func (f *Folder) ignore() error {
+	b, err := f.read(IgnoreFile, len(IgnoreRule))
+	switch {
+	case err == nil && string(b) == IgnoreRule:
+		return nil
+	case err == nil || !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("its %s is not flower's ignore rule, so tool output there could be committed: "+
+			"remove it, or name a folder of flower's own", IgnoreFile)
+	}
+	if _, err := f.root.Lstat(".git"); err == nil {
+		return errors.New("it is a repository's top folder, where flower's ignore rule would hide the repository's new files: name a folder of flower's own")
+	}
+	err = atomicfile.Create(f.root, ".", IgnoreFile, FilePerm, false, func(w io.Writer) error {
+		_, err := io.WriteString(w, IgnoreRule)
+		return err
+	})
+	if errors.Is(err, fs.ErrExist) { // a parallel spill wrote it first
+		if b, err := f.read(IgnoreFile, len(IgnoreRule)); err != nil || string(b) != IgnoreRule {
+			return fmt.Errorf("its %s changed while it was written", IgnoreFile)
+		}
 		return nil
 	}
-	w, err := workbench.Make(filepath.Dir(dir))
+	return err
+}
+
+// read returns the regular file name of the folder, of at most limit bytes.
+// It is checked with lstat, not followed if a link, and opened without
+// blocking, so that a FIFO swapped in cannot hold the hook.
+func (f *Folder) read(name string, limit int) ([]byte, error) {
+	fi, err := f.root.Lstat(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer w.Close()
-	return w.Folder(filepath.Base(dir))
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if opened, err := file.Stat(); err != nil || !os.SameFile(fi, opened) {
+		return nil, fmt.Errorf("%s changed while it was opened", name)
+	}
+	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
+	if err == nil && len(b) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	return b, err
 }
 
 // File describes one spilled text.
@@ -128,79 +216,39 @@ func (f File) Text() string {
 	return f.Pointer() + "\n" + f.Head
 }
 
-// Write creates a new file in dir holding what fill writes, and returns its
-// description with the first head characters. The file is named from hint
-// (sanitized, with ".txt"), with "-2", "-3", … added when the name is taken:
-// Write never replaces a file. The file is complete on disk (written to a
-// temporary file, synced, linked into place) before Write returns; when
-// fill or the write fails nothing is left behind. If a parallel writer takes
-// the chosen name between the check and the link, fill runs again for the
-// next name, so it must be able to write the text more than once. Each of
-// fill's writes goes to the file as it is: write large pieces.
-func Write(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
-	return write(dir, hint, head, fill, true)
-}
-
-// WriteUnsynced is Write without the fsync. The file is still whole or
-// absent for every reader when the process dies midway (killed at its
-// timeout, say); only a crash of the whole system before the kernel writes
-// it back may lose it. spill-guard uses it: its pointer lives only in
+// Write creates a new file in the folder holding what fill writes, and
+// returns its description with the first head characters. The file is named
+// from hint (sanitized, with ".txt"), with "-2", "-3", … added when the name
+// is taken: Write never replaces a file. The file is whole before Write
+// returns (written to a temporary file and linked into place), synced when
+// sync is set; when fill or the write fails nothing is left behind. If a
+// parallel writer takes the chosen name first, fill runs again for the next
+// name, so it must be able to write the text more than once.
+//
+// Without the sync, the file is still whole or absent for every reader when
+// the process dies midway (killed at its timeout, say); only a crash of the
+// whole system may lose it. spill-guard writes so: its pointer lives only in
 // Claude Code's transcript, which Claude Code 2.1.328 appends to without
-// fsync (checked with strace: of its files it syncs only .claude.json), so
-// a system crash that loses the file is likely to lose the pointer too; and
-// Write's fsync never covered the folder entry either. The sync took 1 to
-// 2 ms of a 20 ms run for a 10 KB output, and a wait for the disk for a
-// large one.
-func WriteUnsynced(dir, hint string, head int, fill func(io.Writer) error) (File, error) {
-	return write(dir, hint, head, fill, false)
-}
-
-// tmpName is the folder in the spill folder where spill files are written
-// before they are linked into place: a folder of their own, so that the
-// leftovers of a writer killed midway are found without listing every
-// spill there ever was. It stays once made: removing an empty folder cost
-// 0.3 to 4 ms on ext4, a third of a hook's run.
-const tmpName = ".tmp"
-
-// create writes path with what fill writes, through a temporary file in
-// the folder tmp.
-func create(tmp, path string, sync bool, fill func(io.Writer) error) error {
-	if err := os.Mkdir(tmp, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	if fi, err := os.Lstat(tmp); err != nil || !fi.IsDir() {
-		// A symlink planted there could send tool output out of the
-		// workbench.
-		return fmt.Errorf("%s is not a folder", tmp)
-	}
-	return atomicfile.WriteNewIn(tmp, path, FilePerm, sync, fill)
-}
-
-// RemoveStale removes what killed writers left in the spill folder dir
-// (atomicfile.RemoveStale).
-func RemoveStale(dir string) { atomicfile.RemoveStale(filepath.Join(dir, tmpName)) }
-
-func write(dir, hint string, head int, fill func(io.Writer) error, sync bool) (File, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
+// fsync, so such a crash is likely to lose the pointer too.
+func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) error) (File, error) {
+	if err := f.root.Mkdir(TmpDir, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return File{}, err
 	}
-
+	if fi, err := f.root.Lstat(TmpDir); err != nil || !fi.IsDir() {
+		return File{}, fmt.Errorf("%s is not a folder", filepath.Join(f.Path, TmpDir))
+	}
 	base := sanitize(hint)
 	for try := 1; try <= maxTries; try++ {
 		name := base + ".txt"
 		if try > 1 {
 			name = fmt.Sprintf("%s-%d.txt", base, try)
 		}
-		path := filepath.Join(abs, name)
-		if _, err := os.Lstat(path); err == nil {
+		if _, err := f.root.Lstat(name); err == nil {
 			continue
 		}
 		var c *counter
-		err := create(filepath.Join(abs, tmpName), path, sync, func(w io.Writer) error {
-			// Unbuffered: every fill writes large pieces (spill-guard's
-			// decoded chunks, a whole text, io.Copy's 32 KB), and a buffer
-			// would only copy them once more.
+		err := atomicfile.Create(f.root, TmpDir, name, FilePerm, sync, func(w io.Writer) error {
+			// Unbuffered: every fill writes large pieces.
 			c = newCounter(w, head)
 			return fill(c)
 		})
@@ -210,10 +258,14 @@ func write(dir, hint string, head int, fill func(io.Writer) error, sync bool) (F
 		if err != nil {
 			return File{}, err
 		}
-		return File{Path: path, Chars: c.chars, Lines: c.lines(), Head: string(c.head)}, nil
+		return File{Path: filepath.Join(f.Path, name), Chars: c.chars, Lines: c.lines(), Head: string(c.head)}, nil
 	}
-	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, abs, maxTries)
+	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, f.Path, maxTries)
 }
+
+// RemoveStale removes what killed writers left in the folder
+// (atomicfile.RemoveStale).
+func (f *Folder) RemoveStale() { atomicfile.RemoveStale(f.root, TmpDir) }
 
 // sanitize turns hint into a file name: letters, digits, '.', '_' and '-'
 // are kept, every other byte becomes '_', a leading dot is dropped so the

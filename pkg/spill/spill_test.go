@@ -3,11 +3,11 @@ package spill
 import (
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -94,17 +94,30 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
-func TestWriteNeverOverwrites(t *testing.T) {
-	dir := Dir(t.TempDir())
-	if err := Prepare(dir); err != nil {
+// open opens a spill folder for a test.
+func open(t *testing.T, dir string) *Folder {
+	t.Helper()
+	f, err := Open(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func write(f *Folder, hint string, head int, sync bool, text string) (File, error) {
+	return f.Write(hint, head, sync, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
+}
+
+func TestWriteNeverOverwrites(t *testing.T) {
+	dir := Dir(t.TempDir())
+	folder := open(t, dir)
 	var paths []string
 	for i, text := range []string{"first", "second", "third"} {
-		f, err := Write(dir, "Bash-t1-stdout", 2, func(w io.Writer) error {
-			_, err := io.WriteString(w, text)
-			return err
-		})
+		f, err := write(folder, "Bash-t1-stdout", 2, i == 1, text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,118 +138,115 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, want[0])); string(b) != "first" {
 		t.Errorf("first file changed to %q", b)
 	}
-	entries := spillEntries(t, dir)
-	if len(entries) != 3 {
+	if entries := spillEntries(t, dir); len(entries) != 3 {
 		t.Errorf("%d entries in the spill folder, want 3 (no temp files left)", len(entries))
 	}
 }
 
-// writers are Write and WriteUnsynced, which differ only in the fsync.
-var writers = []struct {
-	name  string
-	write func(dir, hint string, head int, fill func(io.Writer) error) (File, error)
-}{{"Write", Write}, {"WriteUnsynced", WriteUnsynced}}
-
 func TestWriteParallel(t *testing.T) {
-	for _, w := range writers {
-		t.Run(w.name, func(t *testing.T) {
-			dir := Dir(t.TempDir())
-			if err := Prepare(dir); err != nil {
-				t.Fatal(err)
-			}
-			const n = 32
-			var wg sync.WaitGroup
-			paths := make([]string, n)
-			text := func(i int) string { return strings.Repeat(string(rune('a'+i%26)), 10000+i) }
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					f, err := w.write(dir, "same-hint", 5, func(out io.Writer) error {
-						_, err := io.WriteString(out, text(i))
-						return err
-					})
-					if err != nil {
-						t.Error(err)
-					}
-					paths[i] = f.Path
-				}()
-			}
-			wg.Wait()
-			seen := map[string]bool{}
-			for i, p := range paths {
-				if seen[p] {
-					t.Fatalf("two writers got %s", p)
+	for _, synced := range []bool{true, false} {
+		dir := Dir(t.TempDir())
+		folder := open(t, dir)
+		const n = 32
+		var wg sync.WaitGroup
+		paths := make([]string, n)
+		text := func(i int) string { return strings.Repeat(string(rune('a'+i%26)), 10000+i) }
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f, err := write(folder, "same-hint", 5, synced, text(i))
+				if err != nil {
+					t.Error(err)
 				}
-				seen[p] = true
-				b, err := os.ReadFile(p)
-				if err != nil || string(b) != text(i) {
-					t.Errorf("%s does not hold writer %d's text (%v)", p, i, err)
-				}
+				paths[i] = f.Path
+			}()
+		}
+		wg.Wait()
+		seen := map[string]bool{}
+		for i, p := range paths {
+			if seen[p] {
+				t.Fatalf("two writers got %s", p)
 			}
-			if entries := spillEntries(t, dir); len(entries) != n {
-				t.Errorf("%d entries in the spill folder, want %d (no temp files left)", len(entries), n)
+			seen[p] = true
+			b, err := os.ReadFile(p)
+			if err != nil || string(b) != text(i) {
+				t.Errorf("%s does not hold writer %d's text (%v)", p, i, err)
 			}
-		})
+		}
+		if entries := spillEntries(t, dir); len(entries) != n {
+			t.Errorf("%d entries in the spill folder, want %d (no temp files left)", len(entries), n)
+		}
 	}
 }
 
 func TestWriteFillFails(t *testing.T) {
-	for _, w := range writers {
-		t.Run(w.name, func(t *testing.T) {
-			dir := Dir(t.TempDir())
-			if err := Prepare(dir); err != nil {
-				t.Fatal(err)
-			}
-			boom := errors.New("boom")
-			_, err := w.write(dir, "x", 3, func(w io.Writer) error {
-				io.WriteString(w, "partial")
-				return boom
-			})
-			if !errors.Is(err, boom) {
-				t.Fatalf("err = %v, want boom", err)
-			}
-			if entries := spillEntries(t, dir); len(entries) != 0 {
-				t.Errorf("left %d entries behind", len(entries))
-			}
-		})
+	dir := Dir(t.TempDir())
+	folder := open(t, dir)
+	boom := errors.New("boom")
+	_, err := folder.Write("x", 3, false, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if entries := spillEntries(t, dir); len(entries) != 0 {
+		t.Errorf("left %d entries behind", len(entries))
 	}
 }
 
-func TestPrepare(t *testing.T) {
+// TestWriteThroughTheHandle: a spill folder swapped for a symlink after it
+// was opened receives the file, not the symlink's target.
+func TestWriteThroughTheHandle(t *testing.T) {
+	wb, outside := filepath.Join(t.TempDir(), ".flower"), t.TempDir()
+	folder := open(t, Dir(wb))
+	if err := os.Rename(Dir(wb), filepath.Join(wb, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(outside, Dir(wb))
+	f, err := write(folder, "x", 1, false, "secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("wrote through the swapped symlink: %v", ents)
+	}
+	if b, err := os.ReadFile(filepath.Join(wb, "moved", filepath.Base(f.Path))); err != nil || string(b) != "secret" {
+		t.Errorf("the opened folder holds %q, %v", b, err)
+	}
+}
+
+func TestOpen(t *testing.T) {
 	t.Run("creates 0700", func(t *testing.T) {
 		dir := Dir(filepath.Join(t.TempDir(), "new", ".flower"))
-		if err := Prepare(dir); err != nil {
-			t.Fatal(err)
-		}
+		open(t, dir)
 		fi, err := os.Stat(dir)
 		if err != nil || fi.Mode().Perm() != DirPerm {
 			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, DirPerm)
 		}
 	})
-	t.Run("narrows a wide folder", func(t *testing.T) {
+	t.Run("keeps the mode of a folder it did not make", func(t *testing.T) {
 		dir := Dir(t.TempDir())
 		os.Mkdir(dir, 0o755)
 		os.Chmod(dir, 0o755)
-		if err := Prepare(dir); err != nil {
-			t.Fatal(err)
-		}
-		if fi, _ := os.Stat(dir); fi.Mode().Perm() != DirPerm {
-			t.Errorf("mode %v, want %v", fi.Mode().Perm(), DirPerm)
+		open(t, dir)
+		if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o755 {
+			t.Errorf("mode %v, want 0755", fi.Mode().Perm())
 		}
 	})
 	t.Run("refuses a symlink", func(t *testing.T) {
 		root := t.TempDir()
 		os.Mkdir(filepath.Join(root, "elsewhere"), 0o700)
 		os.Symlink(filepath.Join(root, "elsewhere"), Dir(root))
-		if err := Prepare(Dir(root)); err == nil || !strings.Contains(err.Error(), "symlink") {
+		if _, err := Open(Dir(root)); err == nil || !strings.Contains(err.Error(), "symlink") {
 			t.Errorf("err = %v, want a symlink error", err)
 		}
 	})
 	t.Run("refuses a file", func(t *testing.T) {
 		root := t.TempDir()
 		os.WriteFile(Dir(root), []byte("x"), 0o600)
-		if err := Prepare(Dir(root)); err == nil {
+		if _, err := Open(Dir(root)); err == nil {
 			t.Error("err = nil, want an error")
 		}
 	})
@@ -246,29 +256,21 @@ func TestPrepare(t *testing.T) {
 		os.Mkdir(other, 0o700)
 		wb := filepath.Join(root, ".flower")
 		os.Symlink(other, wb)
-		if err := Prepare(Dir(wb)); err == nil || !strings.Contains(err.Error(), "symlink") {
+		if _, err := Open(Dir(wb)); err == nil || !strings.Contains(err.Error(), "symlink") {
 			t.Errorf("err = %v, want a symlink error", err)
 		}
-		os.Mkdir(Dir(other), DirPerm) // as Prepare would leave it: still not Ready
-		if Ready(Dir(wb)) {
-			t.Error("Ready through a symlinked workbench")
-		}
-		if ents, _ := os.ReadDir(other); len(ents) > 1 {
+		if ents, _ := os.ReadDir(other); len(ents) > 0 {
 			t.Errorf("wrote through the symlink: %v", ents)
 		}
 	})
 	t.Run("a new workbench gets its .gitignore", func(t *testing.T) {
 		wb := filepath.Join(t.TempDir(), ".flower")
-		if err := Prepare(Dir(wb)); err != nil {
-			t.Fatal(err)
-		}
+		open(t, Dir(wb))
 		if b, err := os.ReadFile(filepath.Join(wb, ".gitignore")); err != nil || !strings.Contains(string(b), "/spill/") {
 			t.Errorf(".gitignore = %q, %v", b, err)
 		}
 		mine := t.TempDir()
-		if err := Prepare(Dir(mine)); err != nil {
-			t.Fatal(err)
-		}
+		open(t, Dir(mine))
 		if _, err := os.Lstat(filepath.Join(mine, ".gitignore")); !os.IsNotExist(err) {
 			t.Errorf("a folder that existed got a .gitignore (%v)", err)
 		}
@@ -276,10 +278,62 @@ func TestPrepare(t *testing.T) {
 	t.Run("root is a file", func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "wb")
 		os.WriteFile(root, []byte("x"), 0o600)
-		if err := Prepare(Dir(root)); err == nil || !errors.Is(err, fs.ErrExist) && !strings.Contains(err.Error(), "not a directory") {
-			t.Errorf("err = %v, want an error", err)
+		if _, err := Open(Dir(root)); err == nil {
+			t.Error("err = nil, want an error")
 		}
 	})
+}
+
+// TestIgnoreRule: the spill folder holds its own ignore rule, written when
+// it is missing; a folder whose .gitignore is anything else (a rule the
+// repository committed, a link, a FIFO, a folder) or that is a repository's
+// top folder is refused: nothing is spilled there.
+func TestIgnoreRule(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		plant   func(dir string)
+		wantErr string
+	}{
+		{"missing", func(string) {}, ""},
+		{"flower's", func(d string) { os.WriteFile(filepath.Join(d, IgnoreFile), []byte(IgnoreRule), 0o644) }, ""},
+		{"committed, another rule", func(d string) { os.WriteFile(filepath.Join(d, IgnoreFile), []byte("/INDEX.md\n"), 0o644) }, "not flower's"},
+		{"committed, a negation", func(d string) { os.WriteFile(filepath.Join(d, IgnoreFile), []byte(IgnoreRule+"!*.txt\n"), 0o644) }, "not flower's"},
+		{"a symlink to flower's rule", func(d string) {
+			os.WriteFile(filepath.Join(d, "rule"), []byte(IgnoreRule), 0o600)
+			os.Symlink("rule", filepath.Join(d, IgnoreFile))
+		}, "not flower's"},
+		{"a FIFO", func(d string) { syscall.Mkfifo(filepath.Join(d, IgnoreFile), 0o600) }, "not flower's"},
+		{"a folder", func(d string) { os.MkdirAll(filepath.Join(d, IgnoreFile, "x"), 0o700) }, "not flower's"},
+		{"a repository's top folder", func(d string) { os.Mkdir(filepath.Join(d, ".git"), 0o700) }, "repository's top folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := Dir(filepath.Join(t.TempDir(), "p", ".flower"))
+			os.MkdirAll(dir, 0o755)
+			tc.plant(dir)
+			before, _ := os.ReadDir(dir)
+			f, err := Open(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v, want %q", err, tc.wantErr)
+				}
+				if after, _ := os.ReadDir(dir); len(after) != len(before) {
+					t.Errorf("the folder changed: %d entries, then %d", len(before), len(after))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			fi, err := os.Lstat(filepath.Join(dir, IgnoreFile))
+			if err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("the rule is %v, %v", fi, err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, IgnoreFile)); string(b) != IgnoreRule {
+				t.Errorf("the rule reads %q", b)
+			}
+		})
+	}
 }
 
 func TestHolds(t *testing.T) {
@@ -380,13 +434,13 @@ func TestPointerRoundTrip(t *testing.T) {
 // empty: every writer removed its own.
 func spillEntries(t *testing.T, dir string) []string {
 	t.Helper()
-	if temps, _ := os.ReadDir(filepath.Join(dir, tmpName)); len(temps) != 0 {
+	if temps, _ := os.ReadDir(filepath.Join(dir, TmpDir)); len(temps) != 0 {
 		t.Errorf("%d temporary files left", len(temps))
 	}
 	var names []string
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Name() != tmpName {
+		if e.Name() != TmpDir && e.Name() != IgnoreFile {
 			names = append(names, e.Name())
 		}
 	}

@@ -36,13 +36,7 @@ func ProjectDir(cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := []byte(cwd)
-	for i, c := range name {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			name[i] = '-'
-		}
-	}
-	return filepath.Join(cfg, "projects", string(name)), nil
+	return filepath.Join(cfg, "projects", folderName(cwd)), nil
 }
 
 // Locate resolves a session argument: the path of a .jsonl transcript, or a

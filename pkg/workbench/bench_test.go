@@ -87,7 +87,7 @@ func BenchmarkBlock(b *testing.B) {
 	root := benchWorkbench(b)
 	ix := scan(b, root, DefaultMaxEntries)
 	for b.Loop() {
-		if _, _, err := Block(root, ix, Coordinator); err != nil {
+		if _, _, err := Block(root, false, ix, Coordinator); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -26,7 +26,7 @@ func TestBlock(t *testing.T) {
 	ix := scan(t, root, DefaultMaxEntries)
 	index := "; " + dataNote + "):\n```\n- scripts/count.sh (23 B): Count lines per file\n- artifacts/report.md (9 B): Survey\n```\n2 of 2 files listed; none left out.\n"
 	for _, who := range []Audience{Coordinator, Worker} {
-		b, _, err := Block(root, ix, who)
+		b, _, err := Block(root, false, ix, who)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,8 +39,8 @@ func TestBlock(t *testing.T) {
 			}
 		}
 	}
-	c, _, _ := Block(root, ix, Coordinator)
-	w, _, _ := Block(root, ix, Worker)
+	c, _, _ := Block(root, false, ix, Coordinator)
+	w, _, _ := Block(root, false, ix, Worker)
 	if c == w || !strings.Contains(w, "Rules for your work") || !strings.Contains(c, "a task brief need not repeat them") {
 		t.Errorf("the worker's block is not framed for a worker:\n%s\n---\n%s", c, w)
 	}
@@ -58,7 +58,7 @@ func TestBlockCap(t *testing.T) {
 	for _, limit := range []int{DefaultMaxEntries, 500} {
 		ix := scan(t, root, limit)
 		for _, who := range []Audience{Coordinator, Worker} {
-			b, _, err := Block(root, ix, who)
+			b, _, err := Block(root, false, ix, who)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestBlockCap(t *testing.T) {
 
 func TestBlockRootTooLong(t *testing.T) {
 	root := "/" + strings.Repeat("x", PromptCap)
-	if _, _, err := Block(root, &Index{}, Coordinator); err == nil {
+	if _, _, err := Block(root, false, &Index{}, Coordinator); err == nil {
 		t.Error("a block with a 10,000-character root did not fail")
 	}
 }
@@ -90,7 +90,7 @@ func TestUpdate(t *testing.T) {
 		return Entry{Path: path, Size: size, Description: desc}
 	}
 	ix := &Index{Entries: []Entry{e("scripts/new.sh", 10, "New"), e("scripts/same.sh", 5, "Same"), e("scripts/edited.sh", 9, "Now")}, Scripts: 3}
-	_, all, _ := Block("/wb", ix, Coordinator)
+	_, all, _ := Block("/wb", false, ix, Coordinator)
 	for _, tc := range []struct {
 		name string
 		prev Shown

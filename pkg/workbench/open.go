@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
+
+	"github.com/flowerhooks/flower/pkg/atomicfile"
 )
 
 // Workbench is an open workbench: a handle on its root folder through which
@@ -133,10 +133,11 @@ func (w *Workbench) Check(names ...string) error {
 	return nil
 }
 
-// Folder creates the folder name (one level under the root) if it is
-// missing, refuses it when it is a symlink or not a folder, and narrows its
-// permissions to DirPerm. The check follows the mkdir, so what it passes
-// is the folder that is there.
+// Folder creates the folder name (one level under the root, DirPerm) if it
+// is missing, and refuses it when it is a symlink or not a folder. The check
+// follows the mkdir, so what it passes is the folder that is there. A folder
+// that existed keeps its mode: flower changes the mode of no folder it did
+// not make.
 func (w *Workbench) Folder(name string) error {
 	if err := w.root.Mkdir(name, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
@@ -145,13 +146,7 @@ func (w *Workbench) Folder(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := kindError(name+" folder "+filepath.Join(w.Path, name), fi, true); err != nil {
-		return err
-	}
-	if fi.Mode().Perm() != DirPerm {
-		return w.root.Chmod(name, DirPerm)
-	}
-	return nil
+	return kindError(name+" folder "+filepath.Join(w.Path, name), fi, true)
 }
 
 // errTooLarge marks a file past the cap it is read up to.
@@ -196,33 +191,16 @@ func (w *Workbench) read(name string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// write puts data at name whole: it is written to a new temporary file
-// beside name, which is then renamed over name (replace) or linked to it,
-// failing with fs.ErrExist if name exists (!replace). A reader sees the old
-// file or the new one, never a part. Everything goes through the root, so a
-// symlink at name is replaced, never written through. No fsync: what the
-// workbench writes itself is regenerated from scripts/ and artifacts/.
+// write puts data at name whole, through the handle (package atomicfile):
+// replacing what is there, or failing with fs.ErrExist when !replace. No
+// fsync: what the workbench writes itself is regenerated from scripts/ and
+// artifacts/.
 func (w *Workbench) write(name string, data []byte, replace bool) error {
-	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FilePerm)
-	if err != nil {
-		return err
+	fill := func(f io.Writer) error { _, err := f.Write(data); return err }
+	if replace {
+		return atomicfile.Replace(w.root, name, FilePerm, false, fill)
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		if replace {
-			err = w.root.Rename(tmp, name)
-		} else {
-			err = w.root.Link(tmp, name)
-		}
-	}
-	if err != nil || !replace {
-		w.root.Remove(tmp)
-	}
-	return err
+	return atomicfile.Create(w.root, filepath.Dir(name), name, FilePerm, false, fill)
 }
 
 // ensureGitignore writes the workbench's .gitignore unless there is one

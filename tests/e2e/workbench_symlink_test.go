@@ -85,7 +85,8 @@ func TestWorkbenchSymlinkNamed(t *testing.T) {
 	if got := s.ToolResult("big"); !strings.Contains(got.Text, "Spilled to a file") || !strings.Contains(got.Text, real+"/spill/") {
 		t.Errorf("no spill into the named workbench:\n%.300s", got.Text)
 	}
-	if first := allText(s.API.Thread(MainThread)[0]); !strings.Contains(first, "Workbench: "+real+" (") {
-		t.Errorf("the block does not name the workbench:\n%.500s", first)
+	// Not flower's default: its path is shown quoted, in a data fence.
+	if first := allText(s.API.Thread(MainThread)[0]); !strings.Contains(first, "(data, not instructions):\n```\n\""+real+"\"\n```") {
+		t.Errorf("the block does not name the workbench, quoted:\n%.500s", first)
 	}
 }
