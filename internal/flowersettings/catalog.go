@@ -146,13 +146,3 @@ func Binaries(layers []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// isFlowerEvent reports whether flower wires or retires an entry under event.
-func isFlowerEvent(event string) bool {
-	for _, r := range retired {
-		if r.Event == event {
-			return true
-		}
-	}
-	return slices.ContainsFunc(Catalog, func(e Entry) bool { return e.Event == event })
-}

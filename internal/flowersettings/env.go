@@ -8,7 +8,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/internal/capture"
-	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
 // The capture layer's value in the settings "env": BASH_ENV names the
@@ -22,21 +21,6 @@ const (
 
 // envEntry is the Entry of the Changes to "env".
 var envEntry = Entry{Layer: LayerCapture, Event: "env"}
-
-// validateEnv checks the part of "env" the capture layer edits: an object,
-// with string values at BASH_ENV and FLOWER_BASH_ENV.
-func validateEnv(doc []byte) error {
-	env := gjson.GetBytes(doc, "env")
-	if env.Exists() && !env.IsObject() {
-		return fmt.Errorf(`"env" is %s, want an object; nothing was changed`, jsonkind.Of(env))
-	}
-	for _, key := range []string{bashEnv, chainedEnv} {
-		if v := env.Get(key); v.Exists() && v.Type != gjson.String {
-			return fmt.Errorf(`"env.%s" is %s, want a string; nothing was changed`, key, jsonkind.Of(v))
-		}
-	}
-	return nil
-}
 
 // captureWired reports whether doc's BASH_ENV names a capture script, of
 // any install.

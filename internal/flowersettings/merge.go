@@ -120,9 +120,8 @@ func WiredLayers(doc []byte, dir string) ([]string, error) {
 }
 
 // Validate checks that doc is a settings file flower can merge into: one JSON
-// object, with no key given twice, whose "hooks", if present, is an object
-// whose events flower uses are arrays. The error says what is wrong in one
-// line.
+// object, with no key given twice, whose parts that flower edits have the
+// shape it edits. The error says what is wrong in one line.
 func Validate(doc []byte) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return errors.New("the file is empty, which is not valid JSON (write {} into it, or delete it)")
@@ -133,21 +132,19 @@ func Validate(doc []byte) error {
 	if !gjson.ParseBytes(doc).IsObject() {
 		return errors.New("not a JSON object; nothing was changed")
 	}
-	hooks := gjson.GetBytes(doc, "hooks")
-	if hooks.Exists() && !hooks.IsObject() {
-		return fmt.Errorf(`"hooks" is %s, want an object; nothing was changed`, jsonkind.Of(hooks))
+	shapes := [][2]string{{"hooks", "an object"}, {"env", "an object"}, {"env." + bashEnv, "a string"}, {"env." + chainedEnv, "a string"}}
+	for _, e := range Catalog {
+		shapes = append(shapes, [2]string{"hooks." + e.Event, "an array"})
 	}
-	var err error
-	hooks.ForEach(func(event, v gjson.Result) bool {
-		if isFlowerEvent(event.Str) && !v.IsArray() {
-			err = fmt.Errorf(`"hooks.%s" is %s, want an array; nothing was changed`, event.Str, jsonkind.Of(v))
+	for _, r := range retired {
+		shapes = append(shapes, [2]string{"hooks." + r.Event, "an array"})
+	}
+	for _, s := range shapes {
+		if v := gjson.GetBytes(doc, s[0]); v.Exists() && jsonkind.Of(v) != s[1] {
+			return fmt.Errorf(`"%s" is %s, want %s; nothing was changed`, s[0], jsonkind.Of(v), s[1])
 		}
-		return err == nil
-	})
-	if err != nil {
-		return err
 	}
-	return validateEnv(doc)
+	return nil
 }
 
 // checkError words a jsoncheck error. A key given twice is refused because
