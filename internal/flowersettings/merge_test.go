@@ -329,7 +329,7 @@ func TestCannotWrite(t *testing.T) {
 
 // TestDanglingSymlink: a settings.json that is a link to a file not there
 // (a dotfile manager's, before its checkout) is refused, naming the link's
-// target; it once was replaced by a plain file, the link lost.
+// target: the atomic rename would replace the link with a plain file.
 func TestDanglingSymlink(t *testing.T) {
 	dir := t.TempDir()
 	link := filepath.Join(dir, "settings.json")
@@ -350,9 +350,8 @@ func TestDanglingSymlink(t *testing.T) {
 	}
 }
 
-// TestValidateDeep: a file nested past maxDepth is refused as
-// not JSON (the message names the depth), not checked by a recursion
-// that 8 million brackets ran past Go's stack.
+// TestValidateDeep: a file nested past maxDepth is refused as not JSON,
+// with exit 1, not a stack overflow (exit 2).
 func TestValidateDeep(t *testing.T) {
 	deep := `{"a":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + "}"
 	if err := Validate([]byte(deep)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
