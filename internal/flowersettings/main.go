@@ -11,11 +11,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 )
 
 const name = "flower-settings"
@@ -141,7 +140,7 @@ func (o options) run(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", path, err)
 	}
-	if !gjson.ValidBytes(out) {
+	if jsoncheck.Check(string(out), maxDepth) != nil {
 		return "", errors.New("internal error: the merged settings are not valid JSON; nothing was changed")
 	}
 
