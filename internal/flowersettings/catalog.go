@@ -1,29 +1,25 @@
 package flowersettings
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 )
 
-// Timeouts of the hook entries, in seconds. Hooks run on every matching tool
-// call and a timed-out hook is killed with its output dropped (the action
-// proceeds as if it were absent), so a timeout is a ceiling for a stuck
-// process, not a budget: the guards answer in milliseconds.
+// Timeouts of the hook entries, in seconds: a ceiling for a stuck process
+// (Claude Code kills it and drops its output), not a budget. spill-guard may
+// first copy an output of tens of MB into the workbench.
 const (
 	guardTimeout = 10
-	// spillTimeout is longer because spill-guard may copy a large output
-	// (Claude Code's persisted Bash output can reach tens of MB) into the
-	// workbench before it answers.
 	spillTimeout = 30
 )
 
 // Layer names accepted by --layers. Layer four is a command (prune-session),
 // not a hook. LayerCapture is layer three's opt-in part for failing
-// commands (package capture): spill-guard on PostToolUseFailure, and the
-// capture script named by BASH_ENV in the settings "env" (env.go). It
-// needs LayerSpill.
+// commands: spill-guard on PostToolUseFailure and the capture script in the
+// settings "env" (env.go).
 const (
 	LayerDelegate  = "1"
 	LayerWorkbench = "2"
@@ -35,8 +31,7 @@ const (
 var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill, LayerCapture}
 
 // DefaultLayers are wired when --layers is not given and nothing of flower is
-// wired yet. The capture layer is opt-in: it runs a script in every Bash call
-// (see its section in docs/REFERENCE.md).
+// wired yet. The capture layer is opt-in: it runs a script in every Bash call.
 var DefaultLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
 
 // Entry is one hook handler flower puts into a settings file.
@@ -45,22 +40,19 @@ type Entry struct {
 	Event   string
 	Matcher string // "" means the group has no matcher (every occurrence)
 	Binary  string
-	Args    []string
 	Timeout int // seconds
 }
 
-// Catalog is every hook entry flower wires, in the order they are added. It
-// is the only list of them: settings.example.json and hooks/hooks.json are
-// generated from it (a test keeps them equal).
-//
-// Within one event a binary appears at most once: an entry is recognised in a
-// settings file by its event and binary, so that a user's edits to its
+// Catalog is every hook entry flower wires, in the order they are added;
+// settings.example.json and hooks/hooks.json are generated from it. Within
+// one event a binary appears at most once: an entry is recognised in a
+// settings file by its event and binary, so that the user's edits to its
 // matcher, timeout or arguments do not make flower lose track of it.
 var Catalog = []Entry{
 	{Layer: LayerDelegate, Event: "PreToolUse", Matcher: "Bash|Write|Edit|NotebookEdit",
 		Binary: "delegate-guard", Timeout: guardTimeout},
 	// A matcher with anything but letters, digits and "|" is an unanchored
-	// regular expression to Claude Code; anchoring keeps "Read" from matching
+	// regular expression to Claude Code: anchored, "Read" does not match
 	// other tools whose names contain it, while mcp__.* takes every MCP tool.
 	{Layer: LayerSpill, Event: "PostToolUse", Matcher: "^(Bash|Read|Grep|Glob|WebFetch|WebSearch|mcp__.*)$",
 		Binary: "spill-guard", Timeout: spillTimeout},
@@ -69,21 +61,14 @@ var Catalog = []Entry{
 	{Layer: LayerWorkbench, Event: "SessionStart", Binary: "index-guard", Timeout: guardTimeout},
 	{Layer: LayerWorkbench, Event: "SubagentStart", Binary: "index-guard", Timeout: guardTimeout},
 	{Layer: LayerWorkbench, Event: "UserPromptSubmit", Binary: "index-guard", Timeout: guardTimeout},
-	// A failed Bash call fires PostToolUseFailure, not PostToolUse: the
-	// view of its captured output is an additionalContext.
+	// A failed Bash call fires PostToolUseFailure, not PostToolUse.
 	{Layer: LayerCapture, Event: "PostToolUseFailure", Matcher: "Bash",
 		Binary: "spill-guard", Timeout: spillTimeout},
 }
 
-// Retired is what earlier versions wired and this one removes wherever it
-// finds it, whichever folder the binary is in: an install or uninstall over
-// an older install takes it out and says why.
-var Retired = []struct {
-	Event  string
-	Binary string
-	Arg    string // the argument that made the entry what it was
-	Why    string
-}{
+// retired is what earlier versions wired, recognised by an argument, and
+// this one removes wherever it finds it, saying why.
+var retired = []struct{ Event, Binary, Arg, Why string }{
 	// An "allow" skips Claude Code's own permission checks, which ask about
 	// commands the glance table called read-only (a redirection to /dev/tcp,
 	// test -v with a subscript): the hook traded two prompts for a bypass.
@@ -91,32 +76,25 @@ var Retired = []struct {
 		Why: "retired: flower no longer approves glances; Claude Code's own permission check decides"},
 }
 
-// same reports whether e and o are the same entry: within a settings file an
-// entry is known by its event and binary (see Catalog).
-func (e Entry) same(o Entry) bool { return e.Event == o.Event && e.Binary == o.Binary }
-
 // Command is the shell command of e with its binary in dir; an empty dir
 // calls the binary by name, to be found on PATH. Claude Code runs it through
 // sh -c, so a path with spaces or quotes is single-quoted.
 func (e Entry) Command(dir string) string {
-	bin := e.Binary
-	if dir != "" {
-		bin = filepath.Join(dir, e.Binary)
+	if dir == "" {
+		return e.Binary
 	}
-	words := append([]string{shellQuote(bin)}, e.Args...)
-	return strings.Join(words, " ")
+	return shellQuote(filepath.Join(dir, e.Binary))
 }
 
-// IsCommandOf reports whether command runs e's binary from dir: the quoted
-// binary path alone or followed by arguments. The arguments, the matcher and
-// the timeout may have been edited by the user; it is still flower's entry.
+// IsCommandOf reports whether command runs e's binary from dir, alone or
+// followed by arguments.
 func (e Entry) IsCommandOf(command, dir string) bool {
-	bin := shellQuote(filepath.Join(dir, e.Binary))
+	bin := e.Command(dir)
 	return command == bin || strings.HasPrefix(command, bin+" ")
 }
 
-// shellQuote quotes s for sh when it holds anything but characters that are
-// safe unquoted, so that a plain path stays readable in the settings file.
+// shellQuote quotes s for sh unless every character is safe unquoted, so
+// that a plain path stays readable in the settings file.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:=@%") == "" {
 		return s
@@ -127,26 +105,26 @@ func shellQuote(s string) string {
 // ParseLayers parses a --layers value: comma-separated names from AllLayers.
 // The result is in AllLayers order without duplicates.
 func ParseLayers(s string) ([]string, error) {
-	var set []string
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
+	names := strings.Split(s, ",")
+	for i, name := range names {
+		names[i] = strings.TrimSpace(name)
+		if names[i] != "" && !slices.Contains(AllLayers, names[i]) {
+			return nil, fmt.Errorf("unknown layer %q in --layers (known: %s)", names[i], strings.Join(AllLayers, ","))
 		}
-		if !slices.Contains(AllLayers, name) {
-			return nil, fmt.Errorf("unknown layer %q in --layers (known: %s)", name, strings.Join(AllLayers, ","))
-		}
-		set = append(set, name)
 	}
-	if len(set) == 0 {
+	layers := sortLayers(names)
+	switch {
+	case len(layers) == 0:
 		return nil, fmt.Errorf("--layers names no layer (known: %s)", strings.Join(AllLayers, ","))
+	case slices.Contains(layers, LayerCapture) && !slices.Contains(layers, LayerSpill):
+		// Without spill-guard on PostToolUse the model would see only the
+		// capture script's marker of a call that succeeded.
+		return nil, errors.New("the capture layer needs layer 3: spill-guard shows the model what it captured (use --layers 1,2,3,capture)")
 	}
-	if slices.Contains(set, LayerCapture) && !slices.Contains(set, LayerSpill) {
-		return nil, errCaptureNeedsSpill
-	}
-	return sortLayers(set), nil
+	return layers, nil
 }
 
+// sortLayers returns the layers named in names, in AllLayers order.
 func sortLayers(names []string) []string {
 	var out []string
 	for _, l := range AllLayers {
@@ -161,10 +139,10 @@ func sortLayers(names []string) []string {
 func Binaries(layers []string) []string {
 	var out []string
 	for _, e := range Catalog {
-		if slices.Contains(layers, e.Layer) && !slices.Contains(out, e.Binary) {
+		if slices.Contains(layers, e.Layer) {
 			out = append(out, e.Binary)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }

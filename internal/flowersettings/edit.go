@@ -3,192 +3,143 @@ package flowersettings
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
-// The edits below change a settings file the way a person would by hand:
-// a new value is written in the layout of the values around it (indented one
-// per line in a file laid out so, compact in a compact one), and a removal
-// takes out exactly the value and the separator before it, so that removing
-// what was added gives back the file byte for byte. Everything else keeps its
-// bytes.
+// A settings file is edited as a person would by hand: a new member is laid
+// out like the members before it, and removing it takes out exactly what
+// adding it put in, so that an uninstall gives the file back byte for byte.
+// sjson replaces a value in place (setValue), but it appends after the
+// whitespace before a closing bracket ("1\n  ,2]") and its delete leaves the
+// whitespace around a first or only member behind, so insert and remove
+// splice the text at the offsets gjson reports.
 
 // defaultIndent is the indent unit when the file shows none: JSON.stringify's
 // two spaces, as Claude Code writes settings.json.
 const defaultIndent = "  "
 
-// container is an object or array of the document with the spans of its
-// children (for an object, from the key to the end of the value).
-type container struct {
-	open, close int // offsets of the brackets
-	children    []span
-	colon       string // an object's text between a key and its value
+// member is a member of an object (key) or an element of an array (its
+// index), from the start of its key to the end of its value.
+type member struct {
+	key        string
+	start, end int
 }
 
-type span struct{ start, end int }
-
-// locate returns the object or array at path ("" is the document itself),
-// or ok false when there is none.
-func locate(doc []byte, path string) (c container, ok bool) {
-	var r gjson.Result
-	if path == "" {
-		// Parse keeps the whitespace around the value in Raw.
-		value := bytes.TrimSpace(doc)
-		r = gjson.ParseBytes(value)
-		r.Raw, r.Index = string(value), bytes.Index(doc, value)
-	} else {
+// members returns the offsets of the brackets of the object or array at path
+// ("" for the document) and its members.
+func members(doc []byte, path string) (open, close int, ms []member) {
+	r := gjson.ParseBytes(doc)
+	if path != "" {
 		r = gjson.GetBytes(doc, path)
 	}
-	if !(r.IsObject() || r.IsArray()) || r.Index <= 0 && path != "" {
-		return c, false
-	}
-	c.open, c.close = r.Index, r.Index+len(r.Raw)-1
 	r.ForEach(func(k, v gjson.Result) bool {
-		start := v.Index
+		m := member{strconv.Itoa(len(ms)), v.Index, v.Index + len(v.Raw)}
 		if r.IsObject() {
-			start = k.Index
-			if c.colon == "" {
-				c.colon = string(doc[k.Index+len(k.Raw) : v.Index])
-			}
+			m.key, m.start = k.String(), k.Index
 		}
-		c.children = append(c.children, span{start, v.Index + len(v.Raw)})
+		ms = append(ms, m)
 		return true
 	})
-	return c, true
+	// The document's Raw runs to the end of the file.
+	return r.Index, r.Index + len(strings.TrimRight(r.Raw, " \t\r\n")) - 1, ms
 }
 
-// deleteChild removes child i of c: with the separator before it when it is
-// the last, else with the separator after it; an only child leaves the
-// brackets empty.
-func deleteChild(doc []byte, c container, i int) []byte {
-	var from, to int
-	switch n := len(c.children); {
-	case n == 1:
-		from, to = c.open+1, c.close
-	case i == n-1:
-		from, to = c.children[i-1].end, c.children[i].end
-	default:
-		from, to = c.children[i].start, c.children[i+1].start
-	}
-	return splice(doc, from, to, "")
-}
-
-// appendChild adds text (a JSON value, or `"key": value` in an object) as
-// the last child of c. compact is the value without whitespace; it is laid
-// out like its siblings.
-func appendChild(doc []byte, c container, key string, compact []byte) []byte {
-	if n := len(c.children); n > 0 {
-		// The separator before the last child, or for an only child the
-		// whitespace after the opening bracket.
-		var sep string
+// insert adds value as the last member of the object (under key) or array
+// (key "") at path. It follows the separator before the last member: on a
+// line of its own at that member's indentation, or inline. In an empty
+// object or array it goes on its own line, unless the whole file is on one
+// line other than a bare {} (a file flower creates is laid out as Claude
+// Code lays out settings).
+func insert(doc []byte, path, key string, value any) []byte {
+	open, close, ms := members(doc, path)
+	if n := len(ms); n > 0 {
+		sep := "," + string(doc[open+1:ms[0].start])
 		if n > 1 {
-			sep = string(doc[c.children[n-2].end:c.children[n-1].start])
-		} else {
-			sep = "," + string(doc[c.open+1:c.children[0].start])
+			sep = string(doc[ms[n-2].end:ms[n-1].start])
 		}
-		indent, multiline := afterNewline(sep)
-		return splice(doc, c.children[n-1].end, c.children[n-1].end,
-			sep+member(key, c.colon, compact, indent, unitOf(doc), multiline))
+		indent, _ := lineIndent(doc, ms[n-1].start)
+		text := layout(key, value, indent, unit(doc), strings.Contains(sep, "\n"))
+		return splice(doc, ms[n-1].end, ms[n-1].end, sep+text)
 	}
-	// An empty container: one child on its own line in a file laid out one
-	// value per line (an empty object, a file flower creates, is laid out as
-	// Claude Code lays out settings), else inline.
-	value := bytes.TrimSpace(doc)
-	if !bytes.Contains(value, []byte("\n")) && !bytes.Equal(value, []byte("{}")) {
-		return splice(doc, c.open+1, c.close, member(key, ":", compact, "", "", false))
+	if trimmed := bytes.TrimSpace(doc); !bytes.Contains(trimmed, []byte("\n")) && string(trimmed) != "{}" {
+		return splice(doc, open+1, close, layout(key, value, "", "", false))
 	}
-	outer := lineIndent(doc, c.open)
-	unit := unitOf(doc)
-	inner := outer + unit
-	return splice(doc, c.open+1, c.close,
-		"\n"+inner+member(key, ": ", compact, inner, unit, true)+"\n"+outer)
+	outer, _ := lineIndent(doc, open)
+	inner := outer + unit(doc)
+	return splice(doc, open+1, close, "\n"+inner+layout(key, value, inner, unit(doc), true)+"\n"+outer)
 }
 
-// member is the text of a new child: the value laid out with indent (the
-// child's own indentation) and unit, behind its key in an object.
-func member(key, colon string, compact []byte, indent, unit string, multiline bool) string {
-	value := compact
+// remove takes the member key out of the object or array at path: with the
+// separator before it when it is the last, else with the one after it, and
+// an only member with the whitespace around it. It reports whether the
+// object or array is left empty.
+func remove(doc []byte, path, key string) ([]byte, bool) {
+	open, close, ms := members(doc, path)
+	i := slices.IndexFunc(ms, func(m member) bool { return m.key == key })
+	switch {
+	case i < 0:
+		return doc, false
+	case len(ms) == 1:
+		return splice(doc, open+1, close, ""), true
+	case i == len(ms)-1:
+		return splice(doc, ms[i-1].end, ms[i].end, ""), false
+	}
+	return splice(doc, ms[i].start, ms[i+1].start, ""), false
+}
+
+// layout is the text of a new member: its value indented one unit deeper
+// per level from indent, or compact, behind its key in an object.
+func layout(key string, value any, indent, unit string, multiline bool) string {
+	text := marshal(value)
+	colon := ":"
 	if multiline {
 		var b bytes.Buffer
-		if err := json.Indent(&b, compact, indent, unit); err == nil {
-			value = b.Bytes()
+		if json.Indent(&b, text, indent, unit) == nil {
+			text = b.Bytes()
 		}
+		colon = ": "
 	}
 	if key == "" {
-		return string(value)
+		return string(text)
 	}
-	if colon == "" {
-		colon = ": "
-		if !multiline {
-			colon = ":"
-		}
-	}
-	return string(marshal(key)) + colon + string(value)
-}
-
-// replaceValue replaces the value at path with compact.
-func replaceValue(doc []byte, path string, compact []byte) []byte {
-	r := gjson.GetBytes(doc, path)
-	return splice(doc, r.Index, r.Index+len(r.Raw), string(compact))
+	return string(marshal(key)) + colon + string(text)
 }
 
 func splice(doc []byte, from, to int, text string) []byte {
-	out := make([]byte, 0, len(doc)-(to-from)+len(text))
-	out = append(out, doc[:from]...)
-	out = append(out, text...)
-	return append(out, doc[to:]...)
+	return slices.Concat(doc[:from], []byte(text), doc[to:])
 }
 
-// afterNewline returns the indentation after the last newline of sep, and
-// whether sep holds a newline at all. In a file that puts its commas first
-// (",  \"key\""), the comma counts as a space.
-func afterNewline(sep string) (string, bool) {
-	i := strings.LastIndexByte(sep, '\n')
-	if i < 0 {
-		return "", false
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return r
+// lineIndent is the whitespace that begins the line holding offset at, and
+// whether at begins the line after it.
+func lineIndent(doc []byte, at int) (string, bool) {
+	line := doc[bytes.LastIndexByte(doc[:at], '\n')+1 : at]
+	rest := bytes.TrimLeft(line, " \t")
+	return string(line[:len(line)-len(rest)]), len(rest) == 0
+}
+
+// unit is the file's indent unit: the indentation of the top-level object's
+// first member when it begins a line, else defaultIndent.
+func unit(doc []byte) string {
+	if _, _, ms := members(doc, ""); len(ms) > 0 {
+		if u, first := lineIndent(doc, ms[0].start); first && u != "" {
+			return u
 		}
-		return ' '
-	}, sep[i+1:]), true
-}
-
-// lineIndent is the whitespace that begins the line holding offset at.
-func lineIndent(doc []byte, at int) string {
-	start := bytes.LastIndexByte(doc[:at], '\n') + 1
-	end := start
-	for end < at && (doc[end] == ' ' || doc[end] == '\t') {
-		end++
-	}
-	return string(doc[start:end])
-}
-
-// unitOf is the file's indent unit: the indentation of the top-level
-// object's first child when it begins a line, else defaultIndent.
-func unitOf(doc []byte) string {
-	c, ok := locate(doc, "")
-	if !ok || len(c.children) == 0 {
-		return defaultIndent
-	}
-	ws := string(doc[c.open+1 : c.children[0].start])
-	if i := strings.LastIndexByte(ws, '\n'); i >= 0 && ws[i+1:] != "" && strings.Trim(ws[i+1:], " \t") == "" {
-		return ws[i+1:]
 	}
 	return defaultIndent
 }
 
-// marshal is json.Marshal without HTML escaping: a command such as
+// marshal is json.Marshal without HTML escaping, so that a command such as
 // `a && b` stays readable in the file.
 func marshal(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		panic(err) // only strings and the structs of this package are marshalled
+		panic(err) // only strings, raw JSON and this package's structs come here
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 )
 
 const name = "flower-settings"
@@ -42,121 +43,110 @@ DIR/../share/flower/capture.bash, and spill-guard runs on PostToolUseFailure.`
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
-	settings := c.Flags.String("settings", "", "the settings `file` to change")
-	bin := c.Flags.String("bin", "", "the `folder` holding the installed binaries")
-	layersFlag := c.Flags.String("layers", "", "comma-separated `layers` to wire: 1,2,3 and capture (default: those already wired, else 1,2,3)")
-	uninstall := c.Flags.Bool("uninstall", false, "remove flower's entries for --bin")
-	dryRun := c.Flags.Bool("dry-run", false, "print what would change, write nothing")
-	check := c.Flags.Bool("check", false, "only check that --settings can be merged and written")
-	print := c.Flags.Bool("print", false, "print the hooks block for --layers and exit")
-	printScript := c.Flags.Bool("print-capture-script", false, "print the capture layer's bash script (what BASH_ENV names) and exit")
+	var o options
+	c.Flags.StringVar(&o.settings, "settings", "", "the settings `file` to change")
+	c.Flags.StringVar(&o.bin, "bin", "", "the `folder` holding the installed binaries")
+	c.Flags.StringVar(&o.layers, "layers", "", "comma-separated `layers` to wire: 1,2,3 and capture (default: those already wired, else 1,2,3)")
+	c.Flags.BoolVar(&o.uninstall, "uninstall", false, "remove flower's entries for --bin")
+	c.Flags.BoolVar(&o.dryRun, "dry-run", false, "print what would change, write nothing")
+	c.Flags.BoolVar(&o.check, "check", false, "only check that --settings can be merged and written")
+	c.Flags.BoolVar(&o.print, "print", false, "print the hooks block for --layers and exit")
+	c.Flags.BoolVar(&o.printScript, "print-capture-script", false, "print the capture layer's bash script (what BASH_ENV names) and exit")
 	if code, done := c.Parse(args); done {
 		return code
 	}
-	if c.Flags.NArg() > 0 {
-		return c.Fail(fmt.Errorf("unexpected argument %q (see --help)", c.Flags.Arg(0)))
+	out, err := o.run(c.Flags.Args())
+	if err == nil {
+		_, err = io.WriteString(stdout, out)
 	}
-	if *printScript {
-		if _, err := io.WriteString(stdout, capture.Script); err != nil {
-			return c.Fail(err)
-		}
-		return hook.ExitOK
+	if err != nil {
+		return c.Fail(err)
+	}
+	return hook.ExitOK
+}
+
+type options struct {
+	settings, bin, layers                        string
+	uninstall, dryRun, check, print, printScript bool
+}
+
+// run does what the flags ask and returns what to print.
+func (o options) run(args []string) (string, error) {
+	if len(args) > 0 {
+		return "", fmt.Errorf("unexpected argument %q (see --help)", args[0])
+	}
+	if o.printScript {
+		return capture.Script, nil
 	}
 	var layers []string
-	if *layersFlag != "" {
-		var err error
-		if layers, err = ParseLayers(*layersFlag); err != nil {
-			return c.Fail(err)
+	var err error
+	if o.layers != "" {
+		if layers, err = ParseLayers(o.layers); err != nil {
+			return "", err
 		}
 	}
 	dir := ""
-	if *bin != "" {
-		abs, err := filepath.Abs(*bin)
-		if err != nil {
-			return c.Fail(err)
+	if o.bin != "" {
+		if dir, err = filepath.Abs(o.bin); err != nil {
+			return "", err
 		}
-		dir = abs
 	}
-
-	if *print {
+	if o.print {
 		if layers == nil {
 			layers = DefaultLayers
 		}
 		out, err := Example(dir, layers)
-		if err != nil {
-			return c.Fail(err)
-		}
-		if _, err := stdout.Write(out); err != nil {
-			return c.Fail(err)
-		}
-		return hook.ExitOK
+		return string(out), err
 	}
-	if *settings == "" {
-		return c.Fail(errors.New("--settings FILE is required (see --help)"))
+
+	if o.settings == "" {
+		return "", errors.New("--settings FILE is required (see --help)")
 	}
-	path, err := target(*settings)
+	path, doc, info, err := read(o.settings)
 	if err != nil {
-		return c.Fail(err)
+		return "", err
 	}
-	doc, info, err := read(path)
-	if err != nil {
-		return c.Fail(err)
-	}
-	if info != nil {
-		if err := Validate(doc); err != nil {
-			return c.Fail(fmt.Errorf("%s: %v", path, err))
+	if o.check {
+		if err := writable(o.settings, path, info); err != nil {
+			return "", errors.New(err.Error() + wayOut)
 		}
-	}
-	if *check {
-		if err := writable(*settings, path, info); err != nil {
-			return c.Fail(errors.New(err.Error() + wayOut))
-		}
-		fmt.Fprintf(stdout, "%s: can be merged\n", path)
-		return hook.ExitOK
+		return path + ": can be merged\n", nil
 	}
 	if dir == "" {
-		return c.Fail(errors.New("--bin DIR is required: the folder holding the installed binaries"))
+		return "", errors.New("--bin DIR is required: the folder holding the installed binaries")
 	}
 
 	var out []byte
 	var changes []Change
-	if *uninstall {
-		if info == nil {
-			fmt.Fprintf(stdout, "%s: does not exist, nothing to remove\n", path)
-			return hook.ExitOK
-		}
+	switch {
+	case o.uninstall && info == nil:
+		return path + ": does not exist, nothing to remove\n", nil
+	case o.uninstall:
 		out, changes, err = Uninstall(doc, dir)
-	} else {
+	default:
 		if layers == nil {
-			if layers, err = WiredLayers(doc, dir); err != nil {
-				return c.Fail(fmt.Errorf("%s: %v", path, err))
-			}
-			if len(layers) == 0 {
-				layers = DefaultLayers
-			}
+			layers, _ = WiredLayers(doc, dir)
 		}
-		// A dry run is asked before the binaries are installed.
-		for _, b := range Binaries(layers) {
-			if fi, err := os.Stat(filepath.Join(dir, b)); !*dryRun && (err != nil || !fi.Mode().IsRegular()) {
-				return c.Fail(fmt.Errorf("%s is not in %s (needed by --layers %s); build and install it first, or leave its layer out",
-					b, dir, strings.Join(layers, ",")))
-			}
+		if layers == nil {
+			layers = DefaultLayers
 		}
-		if script := capture.ScriptPath(dir); slices.Contains(layers, LayerCapture) && !*dryRun {
-			if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
-				return c.Fail(fmt.Errorf("%s is not there (needed by --layers %s); install.sh puts it there, or write it with --print-capture-script",
-					script, strings.Join(layers, ",")))
+		if !o.dryRun { // a dry run is asked before the binaries are installed
+			if err := installed(dir, layers); err != nil {
+				return "", err
 			}
 		}
 		out, changes, err = Install(doc, dir, layers)
 	}
 	if err != nil {
-		return c.Fail(fmt.Errorf("%s: %v", path, err))
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	if jsoncheck.Check(string(out), maxDepth) != nil {
+		return "", errors.New("internal error: the merged settings are not valid JSON; nothing was changed")
 	}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:\n", path)
-	var left []string
+	var left []string // folders of binaries no hook runs any more
 	for _, ch := range changes {
 		fmt.Fprintln(&b, ch)
 		if prog, _ := splitProgram(ch.Command); ch.Kind == Move && filepath.IsAbs(prog) && !slices.Contains(left, filepath.Dir(prog)) {
@@ -167,34 +157,49 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(&b, "note: no hook runs the binaries in %s any more; ./install.sh --uninstall --prefix %s removes them\n", d, filepath.Dir(d))
 	}
 	switch {
-	case len(changes) == 0 && *uninstall:
+	case len(changes) == 0 && o.uninstall:
 		fmt.Fprintf(&b, "no flower hooks for %s, nothing to remove\n", dir)
 	case len(changes) == 0:
 		fmt.Fprintf(&b, "already wired (layers %s), nothing to change\n", strings.Join(layers, ","))
-	case *dryRun:
+	case o.dryRun:
 		fmt.Fprintln(&b, "dry run: nothing written")
+	case info == nil:
+		fmt.Fprintf(&b, "wrote %s\n", path)
 	default:
-		backup, err := write(*settings, path, doc, out, info)
-		if err != nil {
-			return c.Fail(errors.New(err.Error() + wayOut))
-		}
-		if backup != "" {
-			fmt.Fprintf(&b, "wrote %s (the previous version is in %s)\n", path, backup)
-		} else {
-			fmt.Fprintf(&b, "wrote %s\n", path)
+		fmt.Fprintf(&b, "wrote %s (the previous version is in %s)\n", path, path+BackupSuffix)
+	}
+	if !o.dryRun && len(changes) > 0 {
+		if err := write(o.settings, path, doc, out, info); err != nil {
+			return "", errors.New(err.Error() + wayOut)
 		}
 	}
-	if err := writable(*settings, path, info); err != nil && *dryRun && !*uninstall {
-		block, err2 := Example(dir, layers)
-		if err2 != nil {
-			return c.Fail(err2)
+	if o.dryRun && !o.uninstall {
+		if err := writable(o.settings, path, info); err != nil {
+			block, _ := Example(dir, layers)
+			fmt.Fprintf(&b, "note: %v; add these hooks where it is generated:\n%s", err, block)
 		}
-		fmt.Fprintf(&b, "note: %v; add these hooks where it is generated:\n%s", err, block)
 	}
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
-		return c.Fail(err)
+	return b.String(), nil
+}
+
+// installed checks that the binaries of layers are in dir, and the capture
+// script where the install in dir keeps it.
+func installed(dir string, layers []string) error {
+	isFile := func(path string) bool {
+		fi, err := os.Stat(path)
+		return err == nil && fi.Mode().IsRegular()
 	}
-	return hook.ExitOK
+	for _, b := range Binaries(layers) {
+		if !isFile(filepath.Join(dir, b)) {
+			return fmt.Errorf("%s is not in %s (needed by --layers %s); build and install it first, or leave its layer out",
+				b, dir, strings.Join(layers, ","))
+		}
+	}
+	if script := capture.ScriptPath(dir); slices.Contains(layers, LayerCapture) && !isFile(script) {
+		return fmt.Errorf("%s is not there (needed by --layers %s); install.sh puts it there, or write it with --print-capture-script",
+			script, strings.Join(layers, ","))
+	}
+	return nil
 }
 
 // Example is the settings document {"hooks": {…}} for layers, with commands
@@ -215,66 +220,54 @@ func PluginHooks() ([]byte, error) {
 	return out, err
 }
 
-// target is the file to read and write for the --settings value: absolute,
-// and through a symlink (dotfile managers link settings.json), so the atomic
-// rename replaces the linked file instead of the link.
-func target(settings string) (string, error) {
-	path, err := filepath.Abs(settings)
-	if err != nil {
-		return "", err
+// read returns the file to write for the --settings value, its bytes and
+// its info, after checking that flower can merge into it. The file is read
+// through a symlink (dotfile managers link settings.json), so that the atomic
+// rename replaces the linked file instead of the link. A missing file reads
+// as an empty settings object with nil info.
+func read(settings string) (path string, doc []byte, info os.FileInfo, err error) {
+	if path, err = filepath.Abs(settings); err != nil {
+		return "", nil, nil, err
 	}
-	real, err := filepath.EvalSymlinks(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, nil, err
+	}
+	doc = []byte("{}\n")
+	info, err = os.Stat(path)
 	switch {
-	case err == nil:
-		return real, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return path, nil
+		info, err = nil, nil
+	case err == nil && !info.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file", path)
+	case err == nil:
+		doc, err = os.ReadFile(path)
 	}
-	return "", err
-}
-
-// read returns the file's bytes and info; a missing file reads as an empty
-// settings object and nil info.
-func read(path string) ([]byte, os.FileInfo, error) {
-	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []byte("{}\n"), nil, nil
+	if err == nil {
+		if err = Validate(doc); err != nil {
+			err = fmt.Errorf("%s: %v", path, err)
+		}
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	doc, err := os.ReadFile(path)
-	return doc, info, err
+	return path, doc, info, err
 }
 
 // write saves the previous version as path+BackupSuffix, then replaces path
-// with out, both atomically, and returns the backup's path ("" when there was
-// no previous file). settings is the file as the user named it, for messages.
-func write(settings, path string, prev, out []byte, info os.FileInfo) (string, error) {
+// with out, both atomically. A new file is made with newFilePerm. settings is
+// the file as the user named it, for messages.
+func write(settings, path string, prev, out []byte, info os.FileInfo) error {
 	if err := writable(settings, path, info); err != nil {
-		return "", err
+		return err
 	}
+	var err error
 	if info == nil {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return "", cannotWrite(settings, path, err)
+		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+			err = atomicfile.Write(path, out, newFilePerm)
 		}
-		if err := atomicfile.Write(path, out, newFilePerm); err != nil {
-			return "", cannotWrite(settings, path, err)
-		}
-		return "", nil
+	} else if err = atomicfile.Write(path+BackupSuffix, prev, info.Mode().Perm()); err == nil {
+		err = atomicfile.Write(path, out, info.Mode().Perm())
 	}
-	perm := info.Mode().Perm()
-	backup := path + BackupSuffix
-	if err := atomicfile.Write(backup, prev, perm); err != nil {
-		return "", cannotWrite(settings, path, err)
-	}
-	if err := atomicfile.Write(path, out, perm); err != nil {
-		return "", cannotWrite(settings, path, err)
-	}
-	return backup, nil
+	return cannotWrite(settings, path, err)
 }
 
 // writable checks, without changing anything, that path can be replaced as
@@ -307,8 +300,11 @@ func writable(settings, path string, info os.FileInfo) error {
 }
 
 // cannotWrite says why the settings file cannot be changed, naming the file
-// a link leads to, and what to do instead.
+// a link leads to, or is nil for a nil err.
 func cannotWrite(settings, path string, err error) error {
+	if err == nil {
+		return nil
+	}
 	what := settings
 	if abs, aerr := filepath.Abs(settings); aerr == nil && abs != path {
 		what = fmt.Sprintf("%s (a link to %s)", settings, path)

@@ -14,7 +14,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/internal/capture"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 const testBin = "/home/u/.local/bin"
@@ -294,7 +293,7 @@ func FuzzMerge(f *testing.F) {
 			if !gjson.ValidBytes(removed) {
 				t.Fatalf("Uninstall produced invalid JSON: %q", removed)
 			}
-			if left := slices.DeleteFunc(scan(removed, testBin), func(f found) bool { return !f.ours && f.retired == "" }); len(left) != 0 {
+			if left := slices.DeleteFunc(scan(removed, testBin), func(f found) bool { return !f.ours && f.why == "" }); len(left) != 0 {
 				t.Fatalf("Uninstall left %d entries:\n%s", len(left), removed)
 			}
 			if gjson.GetBytes(removed, "env.BASH_ENV").String() == capture.ScriptPath(testBin) {
@@ -330,7 +329,7 @@ func TestCannotWrite(t *testing.T) {
 
 // TestDanglingSymlink: a settings.json that is a link to a file not there
 // (a dotfile manager's, before its checkout) is refused, naming the link's
-// target; it once was replaced by a plain file, the link lost.
+// target: the atomic rename would replace the link with a plain file.
 func TestDanglingSymlink(t *testing.T) {
 	dir := t.TempDir()
 	link := filepath.Join(dir, "settings.json")
@@ -351,12 +350,11 @@ func TestDanglingSymlink(t *testing.T) {
 	}
 }
 
-// TestValidateDeep: a file nested past jsonscan.MaxNesting is refused as
-// not JSON (encoding/json names the depth), not checked by a recursion
-// that 8 million brackets ran past Go's stack.
+// TestValidateDeep: a file nested past maxDepth is refused as not JSON,
+// with exit 1, not a stack overflow (exit 2).
 func TestValidateDeep(t *testing.T) {
-	deep := `{"a":` + strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1) + "}"
+	deep := `{"a":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + "}"
 	if err := Validate([]byte(deep)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
-		t.Errorf("Validate of a file nested %d deep: %v, want not valid JSON", jsonscan.MaxNesting+1, err)
+		t.Errorf("Validate of a file nested %d deep: %v, want not valid JSON", maxDepth+1, err)
 	}
 }

@@ -1,34 +1,18 @@
-// Package decisionlog records what flower's hooks decide, one JSON line a
-// decision (Entry), when the configuration switches the log on, and reads
-// the log back for flower-config --log.
-//
-// Hooks run in parallel (the hooks of one event, and of parallel tool
-// calls), so a line is appended with one write to a file opened with
-// O_APPEND, which the kernel does not interleave with another's, and kept
-// under maxLine. The log is bounded: past its size it is renamed to
-// <file>.1 (one old file kept, replacing the last), under an flock so that
-// two hooks never rotate it twice. A hook that still holds the old file
-// writes its line there: nothing is lost, the old file goes a line over.
-//
-// It never holds tool output: a line has the hook's verdict and reason
-// (maxReason characters, which may quote a word of the command), sizes,
-// and the start of the call's input only (maxInput characters of a Bash
-// command, which may hold a secret typed into it; a file path).
-// The folder is made 0700 and the file 0600.
+// Package decisionlog appends what flower's hooks decide to the decision
+// log, one JSON line a decision, when the configuration switches it on, and
+// reads the log back for flower-config --log. What a line holds, its bounds
+// and the log's rotation are described under "The decision log" in the
+// README.
 package decisionlog
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
-	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/hook"
 )
@@ -63,10 +47,10 @@ type Sizes struct {
 	Shown   int   `json:"shown,omitempty"`   // characters the hook gave the model
 }
 
-// Bounds on a line. A command can hold a secret typed into it (a token
-// in a curl header), so only its start is kept: enough to tell one call
-// from another, and the whole line stays far under maxLine, within which
-// an O_APPEND write is one write whatever the file system.
+// Bounds on a line. A command can hold a secret typed into it (a token in a
+// curl header), so only its start is kept: enough to tell one call from
+// another. Within maxLine an O_APPEND write is one write whatever the file
+// system, so parallel hooks never interleave their lines.
 const (
 	maxInput  = 100
 	maxReason = 300
@@ -96,12 +80,10 @@ func New(s Settings, cli *hook.CLI, p *hook.Payload) *Recorder {
 		return nil
 	}
 	r := &Recorder{s: s, cli: cli, base: Entry{Session: p.SessionID(), Project: s.Project, Hook: cli.Name,
-		Event: p.Event(), Tool: p.ToolName(), Agent: p.Get("agent_id").String()}}
-	r.base.Sizes.Payload = len(p.Raw)
-	in, _ := p.ToolInput()
+		Event: p.Event(), Tool: p.ToolName(), Agent: p.Get("agent_id").String(), Sizes: Sizes{Payload: len(p.Raw)}}}
 	for _, field := range []string{"command", "file_path", "notebook_path", "url", "pattern"} {
-		if v, ok := in[field]; ok {
-			r.input = gjson.Parse(v).String()
+		if v := p.Get("tool_input." + field); v.Exists() {
+			r.input = v.String()
 			break
 		}
 	}
@@ -116,17 +98,16 @@ func (r *Recorder) Record(verdict, reason string, sizes Sizes) {
 	}
 	e := r.base
 	e.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
-	e.Verdict, e.Reason = verdict, cut(reason, maxReason)
-	e.Input = cut(r.input, maxInput)
+	e.Verdict, e.Reason, e.Input = verdict, cut(reason, maxReason), cut(r.input, maxInput)
 	sizes.Payload = e.Sizes.Payload
-	if r.base.Tool == "Bash" {
+	if e.Tool == "Bash" {
 		sizes.Input = len(r.input)
 	}
 	e.Sizes = sizes
 	line, err := json.Marshal(e)
 	if err == nil && len(line) >= maxLine {
-		// Escaped characters take up to 6 bytes each: cut every field
-		// to a length whose worst case fits.
+		// An escaped character takes up to 6 bytes: cut every field to a
+		// length whose worst case fits.
 		for _, f := range []*string{&e.Session, &e.Project, &e.Hook, &e.Event, &e.Tool, &e.Agent, &e.Verdict, &e.Reason, &e.Input} {
 			*f = cut(*f, 60)
 		}
@@ -142,19 +123,18 @@ func (r *Recorder) Record(verdict, reason string, sizes Sizes) {
 
 // cut keeps the first n characters of s, marking a cut with "…".
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
 	}
-	i := 0
-	for k := 0; k < n; k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i] + "…"
+	return s
 }
 
 // Append writes line, one whole line, at the end of the log at path,
-// rotating the log first when line would take it past maxBytes.
+// rotating the log first when line would take it past maxBytes. The folder
+// is made 0700 and the file 0600: a line may quote a secret.
 func Append(path string, line []byte, maxBytes int64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -164,28 +144,24 @@ func Append(path string, line []byte, maxBytes int64) error {
 		return err
 	}
 	if fi.Size() > 0 && fi.Size()+int64(len(line)) > maxBytes {
-		rotated, err := rotate(f, fi, path, int64(len(line)), maxBytes)
-		if err != nil {
+		rotated, err := rotate(f, fi, path)
+		if err != nil || rotated {
 			f.Close()
-			return err
-		}
-		if rotated {
-			f.Close()
+			if err != nil {
+				return err
+			}
 			if f, _, err = open(path); err != nil {
 				return err
 			}
 		}
 	}
 	defer f.Close()
-	n, err := f.Write(line)
-	if err == nil && n < len(line) {
-		err = io.ErrShortWrite
-	}
+	_, err = f.Write(line)
 	return err
 }
 
-// open opens the log for appending, creating it 0600; it must be a
-// regular file (O_NONBLOCK: a FIFO put there answers at once).
+// open opens the log for appending, creating it 0600; it must be a regular
+// file (O_NONBLOCK: a FIFO put there answers at once).
 func open(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
@@ -202,24 +178,22 @@ func open(path string) (*os.File, os.FileInfo, error) {
 	return f, fi, nil
 }
 
-// rotate renames the log at path to path.1 when f, open on it, is still
-// the file there and still too full for one more line of n bytes. The
-// flock on f makes the check and the rename one step among hooks that
-// found the log full at once: the second finds the file renamed and opens
-// the new one.
-func rotate(f *os.File, fi os.FileInfo, path string, n, maxBytes int64) (bool, error) {
+// rotate renames the full log at path, open as f, to path.1 (replacing the
+// older one), and reports whether the log at path is now another file. Hooks
+// that found the log full at once take the flock on it in turn: the first
+// renames it, the others find it renamed and open the new one. A hook that
+// opened the old file before the rename writes its line there: nothing is
+// lost, and the old file goes a line over.
+func rotate(f *os.File, fi os.FileInfo, path string) (bool, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		return false, err
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	cur, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) || err == nil && !os.SameFile(cur, fi) {
-		return true, nil // rotated by another hook: open the new log
-	}
-	if err != nil {
-		return false, err
-	}
-	if now, err := f.Stat(); err != nil || now.Size()+n <= maxBytes {
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && !os.SameFile(cur, fi):
+		return true, nil // rotated by another hook
+	case err != nil:
 		return false, err
 	}
 	return true, os.Rename(path, path+".1")
