@@ -11,7 +11,7 @@ set -eu
 
 usage() {
 	cat <<'EOF'
-Usage: ./install.sh [--layers 1,2,3] [--prefix DIR] [--settings FILE | --project] [--dry-run]
+Usage: ./install.sh [--layers 1,2,3] [--prefix DIR] [--settings FILE | --project] [--disable-plugin] [--dry-run]
        ./install.sh --uninstall [--prefix DIR] [--settings FILE | --project] [--dry-run]
 
 Builds static binaries of every command in cmd/ into PREFIX/bin, checks that
@@ -35,6 +35,9 @@ paths to those binaries.
   --project        use .claude/settings.json of the git repository around the
                    current directory (shared with everyone who clones it; for
                    yourself only, --settings .claude/settings.local.json)
+  --disable-plugin turn off flower's Claude Code plugin where the settings file
+                   enables it: with both, every hook runs twice (asked when
+                   run at a terminal)
   --dry-run        print what would change, change nothing
   --uninstall      remove flower's hook entries (and the capture layer's
                    BASH_ENV) from the settings file, its binaries from
@@ -69,6 +72,7 @@ project=false
 layers=
 dry=false
 uninstall=false
+plugin=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--prefix | --settings | --layers)
@@ -86,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--layers=*) layers=${1#*=} ;;
 	--project) project=true ;;
 	--dry-run) dry=true ;;
+	--disable-plugin) plugin=--disable-plugin ;;
 	--uninstall) uninstall=true ;;
 	-h | --help)
 		usage
@@ -158,6 +163,21 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/flower-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
+# The folders an install creates (PREFIX/bin, PREFIX/share/flower, and any
+# missing above them) are listed in $made, so that --uninstall removes them
+# again once empty, and no folder that was there before.
+made_list=$sharedir/.folders
+made=
+mkdirs() { # dir
+	d=$1
+	while [ ! -d "$d" ]; do
+		made="$made$d
+"
+		d=$(dirname "$d")
+	done
+	mkdir -p "$1"
+}
+
 # --version is answered by every flower command as "<name> <version>"; a
 # binary that does not is not one this script installed.
 is_flower() { # path name
@@ -220,11 +240,24 @@ if $uninstall; then
 	if [ -f "$script" ] && [ ! -L "$script" ]; then
 		if [ "$(sed -n 1p "$script")" = "$script_head" ]; then
 			removed=$((removed + 1))
-			$dry || { rm -f "$script" && rmdir "$sharedir" 2>/dev/null; } || true
+			$dry || rm -f "$script"
 			say "- $script"
 		else
 			say "  left alone: $script is not flower's capture script"
 		fi
+	fi
+	# The folders the installs made, deepest first, each only once empty.
+	if [ -f "$made_list" ] && [ ! -L "$made_list" ]; then
+		awk '{ print length($0) " " $0 }' "$made_list" | sort -rn | cut -d' ' -f2- | uniq >"$tmp/made"
+		$dry || rm -f "$made_list"
+		while IFS= read -r d; do
+			case $d in /*) ;; *) continue ;; esac
+			if $dry; then
+				say "- $d/ (if empty)"
+			elif rmdir "$d" 2>/dev/null; then
+				say "- $d/"
+			fi
+		done <"$tmp/made"
 	fi
 	[ "$removed" -gt 0 ] || say "no flower binaries, nothing to remove"
 	if $dry; then say "dry run: nothing removed"; fi
@@ -232,7 +265,10 @@ if $uninstall; then
 fi
 
 have_go || die "Go is needed to build flower (https://go.dev/dl/)"
+say "building flower's commands with $("$go" env GOVERSION) (the first build downloads and compiles its dependencies: a minute or two)..."
+started=$(date +%s)
 build ./cmd/...
+say "built in $(($(date +%s) - started)) s"
 for name in $names; do
 	is_flower "$tmp/$name" "$name" || die "the freshly built $name does not run (--version)"
 done
@@ -252,7 +288,7 @@ put() {
 	changed=$((changed + 1))
 	say "+ $2"
 	$dry && return 1
-	mkdir -p "$(dirname "$2")"
+	mkdirs "$(dirname "$2")"
 	beside=$(dirname "$2")/.$(basename "$2").tmp.$$
 	cp "$1" "$beside"
 	chmod "$3" "$beside"
@@ -271,18 +307,26 @@ done
 	die "the freshly built flower-settings cannot print the capture script"
 put "$tmp/capture.bash" "$script" 644 || true
 [ "$changed" -gt 0 ] || say "binaries up to date"
+if [ -n "$made" ]; then
+	printf '%s' "$made" >>"$made_list"
+fi
 
+set --
+[ -n "$layers" ] && set -- --layers "$layers"
+# flower's plugin wires the same hooks: asked at a terminal whether to turn
+# it off, else named in a note.
+if [ -z "$plugin" ] && ! $dry && [ -t 0 ] && [ -t 1 ] &&
+	settings_tool --dry-run "$@" | grep -q "^note: flower's plugin"; then
+	printf "flower's Claude Code plugin is on in %s too: with these hooks, every hook would run twice.\nTurn the plugin off there? [y/N] " "$settings"
+	read -r answer || answer=
+	case $answer in [yY]*) plugin=--disable-plugin ;; esac
+fi
+[ -n "$plugin" ] && set -- "$@" "$plugin"
 if $dry; then
-	if [ -n "$layers" ]; then
-		settings_tool --dry-run --layers "$layers"
-	else
-		settings_tool --dry-run
-	fi
+	settings_tool --dry-run "$@"
 	say "dry run: no binary installed"
-elif [ -n "$layers" ]; then
-	settings_tool --layers "$layers"
 else
-	settings_tool
+	settings_tool "$@"
 fi
 
 case ":$PATH:" in

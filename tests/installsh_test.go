@@ -130,6 +130,18 @@ func (e *installEnv) runEnv(dir string, extra []string, args ...string) (int, st
 	return code, out.String()
 }
 
+// withoutBuildLines is install.sh's output without the lines that say it is
+// building.
+func withoutBuildLines(out string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if !strings.HasPrefix(line, "building flower's commands") && !strings.HasPrefix(line, "built in ") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
 func (e *installEnv) settings() string { return filepath.Join(e.home, ".claude", "settings.json") }
 func (e *installEnv) bin() string      { return filepath.Join(e.home, ".local", "bin") }
 
@@ -233,6 +245,22 @@ func TestInstallScript(t *testing.T) {
 		t.Errorf("no PATH note although %s is not on PATH:\n%s", e.bin(), out)
 	}
 
+	if !strings.Contains(out, "building flower's commands") || !strings.Contains(out, "built in ") {
+		t.Errorf("the build is not announced:\n%s", out)
+	}
+
+	// Another set of layers keeps the backup of the user's own file: the
+	// file before this run held flower's entries.
+	if code, out = e.run("", "--layers", "1,2,3,capture"); code != 0 {
+		t.Fatalf("--layers 1,2,3,capture: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(e.settings() + flowersettings.BackupSuffix); string(b) != userSettings {
+		t.Errorf("after a second set of layers the backup = %q, want the user's file from before flower", b)
+	}
+	if code, out = e.run("", "--layers", "1,2,3"); code != 0 {
+		t.Fatalf("--layers 1,2,3: exit %d\n%s", code, out)
+	}
+
 	installed := e.state()
 	code, out = e.run("")
 	if code != 0 {
@@ -263,9 +291,64 @@ func TestInstallScript(t *testing.T) {
 	if diff := cmp.Diff(userSettings, string(got)); diff != "" {
 		t.Errorf("--uninstall did not restore settings.json (-want +got):\n%s", diff)
 	}
-	left, _ := os.ReadDir(e.bin())
-	if len(left) != 0 {
-		t.Errorf("--uninstall left %v in %s", left, e.bin())
+	// The folders the install made go with it: HOME had no .local.
+	if _, err := os.Lstat(filepath.Join(e.home, ".local")); !os.IsNotExist(err) {
+		t.Errorf("--uninstall left %s (%v), which the install made", filepath.Join(e.home, ".local"), err)
+	}
+}
+
+// TestInstallScriptKeepsFoldersItFound: an uninstall removes the folders
+// the install made, not one that was there before (with a file of the
+// user's, or empty).
+func TestInstallScriptKeepsFoldersItFound(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	mine := filepath.Join(e.bin(), "my-tool")
+	os.MkdirAll(e.bin(), 0o755)
+	os.WriteFile(mine, []byte("#!/bin/sh\n"), 0o755)
+	os.MkdirAll(filepath.Join(e.home, ".local", "share"), 0o755)
+	if code, out := e.run(""); code != 0 {
+		t.Fatalf("install: exit %d\n%s", code, out)
+	}
+	if code, out := e.run("", "--uninstall"); code != 0 {
+		t.Fatalf("--uninstall: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the user's tool went: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(e.home, ".local", "share")); err != nil || !fi.IsDir() {
+		t.Errorf(".local/share, there before the install, went: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(e.home, ".local", "share", "flower")); !os.IsNotExist(err) {
+		t.Errorf(".local/share/flower, made by the install, stayed (%v)", err)
+	}
+}
+
+// TestInstallScriptPlugin: a settings file that turns flower's plugin on
+// would run every hook twice with install.sh's entries: the run says so,
+// and --disable-plugin turns the plugin off in that file.
+func TestInstallScriptPlugin(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	const withPlugin = "{\n  \"enabledPlugins\": {\n    \"flower@flower\": true,\n    \"other@market\": true\n  }\n}\n"
+	os.WriteFile(e.settings(), []byte(withPlugin), 0o644)
+	code, out := e.run("")
+	if code != 0 || !strings.Contains(out, "note: flower's plugin (flower@flower) is on in this file too") {
+		t.Fatalf("exit %d, and no note of the plugin:\n%s", code, out)
+	}
+	code, out = e.run("", "--disable-plugin")
+	if code != 0 {
+		t.Fatalf("--disable-plugin: exit %d\n%s", code, out)
+	}
+	b, _ := os.ReadFile(e.settings())
+	if got := gjson.GetBytes(b, `enabledPlugins.flower\@flower`); got.Type != gjson.False {
+		t.Errorf("the plugin is %s after --disable-plugin:\n%s", got.Raw, b)
+	}
+	if got := gjson.GetBytes(b, `enabledPlugins.other\@market`); got.Type != gjson.True {
+		t.Errorf("another plugin changed: %s", got.Raw)
+	}
+	if strings.Contains(out, "note: flower's plugin") {
+		t.Errorf("the note stayed after the plugin was turned off:\n%s", out)
 	}
 }
 
@@ -474,7 +557,7 @@ func TestInstallScriptUnwritableSettings(t *testing.T) {
 				t.Fatalf("exit %d, want 1\n%s", code, out)
 			}
 			want := "install.sh: " + cause + "; nothing was changed. Name another file with --settings, or run with --dry-run to print the hooks and add them where this file is generated\n"
-			if diff := cmp.Diff(want, out); diff != "" {
+			if diff := cmp.Diff(want, withoutBuildLines(out)); diff != "" {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, e.state()); diff != "" {
