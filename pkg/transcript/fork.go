@@ -22,11 +22,14 @@ const ForkMarker = "flower-fork.json"
 // object; anything longer is not one.
 const maxForkMarker = 4 << 10
 
+// forkMarker is what a ForkMarker holds.
+type forkMarker struct {
+	ForkedFrom string `json:"forkedFrom"`
+}
+
 // ForkMarkerJSON is the content of the marker of a fork of session from.
 func ForkMarkerJSON(from string) []byte {
-	b, _ := json.Marshal(struct {
-		ForkedFrom string `json:"forkedFrom"`
-	}{from})
+	b, _ := json.Marshal(forkMarker{from})
 	return append(b, '\n')
 }
 
@@ -40,18 +43,18 @@ func ForkedFrom(path string) string {
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxForkMarker+1))
-	if err != nil || len(b) > maxForkMarker || !gjson.ValidBytes(b) {
+	var m forkMarker
+	if err != nil || len(b) > maxForkMarker || json.Unmarshal(b, &m) != nil {
 		return ""
 	}
-	return sessionIDOrEmpty(gjson.GetBytes(b, "forkedFrom"))
+	return sessionIDOrEmpty(m.ForkedFrom)
 }
 
-// sessionIDOrEmpty is v when it is a string that can name a session (what
-// Locate takes for an id, printable), else "": the id is printed on a
-// terminal and in JSON, and a marker is data, not to be trusted.
-func sessionIDOrEmpty(v gjson.Result) string {
-	id := v.Str
-	if v.Type != gjson.String || id == "" || id == "." || id == ".." || len(id) > maxSessionID ||
+// sessionIDOrEmpty is id when it can name a session (what Locate takes for
+// an id, printable), else "": the id is printed on a terminal and in JSON,
+// and a marker is data, not to be trusted.
+func sessionIDOrEmpty(id string) string {
+	if id == "" || id == "." || id == ".." || len(id) > maxSessionID ||
 		strings.ContainsAny(id, `/\*?[`) || strings.ContainsFunc(id, func(r rune) bool { return !unicode.IsPrint(r) || r == ' ' }) {
 		return ""
 	}
@@ -69,5 +72,8 @@ func NativeForkedFrom(e *Entry) string {
 	if e == nil || !bytes.Contains(e.Raw, []byte(`"forkedFrom"`)) {
 		return ""
 	}
-	return sessionIDOrEmpty(gjson.GetBytes(e.Raw, "forkedFrom.sessionId"))
+	if v := gjson.GetBytes(e.Raw, "forkedFrom.sessionId"); v.Type == gjson.String {
+		return sessionIDOrEmpty(v.Str)
+	}
+	return ""
 }
