@@ -3,6 +3,7 @@ package transcript
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -152,7 +153,7 @@ func Parse(raw []byte) (*Entry, error) {
 		var ce *jsoncheck.Error
 		switch {
 		case errors.As(err, &ce) && ce.Repeated:
-			return nil, fmt.Errorf("field %q appears twice", joinPath(ce.Path, ce.Key))
+			return nil, fmt.Errorf("field %q appears twice", strings.TrimPrefix(ce.Path+"."+ce.Key, "."))
 		case !utf8.Valid(raw):
 			return nil, errors.New("not valid UTF-8")
 		}
@@ -226,13 +227,6 @@ func Parse(raw []byte) (*Entry, error) {
 		return nil, errors.New(`no "type" field`)
 	}
 	return e, nil
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 func parseMessage(v gjson.Result) (*Message, error) {
