@@ -99,7 +99,7 @@ func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error)
 }
 
 // audit is Audit with every option. counts, when not nil, is asked of
-// every entry that has a key (entryKey) whether it counts.
+// every entry whether it counts, by its key (entryKey).
 func audit(path string, o Options, counts func(key string) bool) (*Report, []string, error) {
 	s := &session{r: newReport(path), o: o, calls: map[string]call{}, counts: counts}
 	if o.Workbench != "" {
@@ -206,7 +206,7 @@ func (s *session) read(path string, main, side *thread) (int64, error) {
 		if e.Message != nil && (e.Type == "user" || e.Type == "assistant") {
 			th.entries++
 		}
-		if key := entryKey(e); key == "" || s.counts == nil || s.counts(key) {
+		if s.counts == nil || s.counts(entryKey(e)) {
 			s.entry(th, e)
 		}
 		return nil

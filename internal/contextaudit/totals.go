@@ -34,6 +34,9 @@ func (t *totals) audit(path string, o Options) (*Report, []string, error) {
 	mine := map[string]bool{}
 	copies := false
 	r, warnings, err := audit(path, o, func(key string) bool {
+		if key == "" {
+			return true // bookkeeping lines: no entry to count twice
+		}
 		if t.seen[key] || mine[key] {
 			copies = true
 		} else {
@@ -49,6 +52,9 @@ func (t *totals) audit(path string, o Options) (*Report, []string, error) {
 		again := map[string]bool{}
 		o.WhatIf = nil
 		p, _, err := audit(path, o, func(key string) bool {
+			if key == "" {
+				return true
+			}
 			if t.seen[key] || again[key] {
 				return false
 			}
