@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -69,11 +68,5 @@ const maxSessionID = 128
 // itself forked the session (/branch, --fork-session): it writes each copied
 // entry with forkedFrom.sessionId (seen in the 2.1.328 CLI); "" otherwise.
 func NativeForkedFrom(e *Entry) string {
-	if e == nil || !bytes.Contains(e.Raw, []byte(`"forkedFrom"`)) {
-		return ""
-	}
-	if v := gjson.GetBytes(e.Raw, "forkedFrom.sessionId"); v.Type == gjson.String {
-		return sessionIDOrEmpty(v.Str)
-	}
-	return ""
+	return sessionIDOrEmpty(gjson.GetBytes(e.Raw, "forkedFrom.sessionId").Str)
 }
