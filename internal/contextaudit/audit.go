@@ -222,8 +222,8 @@ func (s *session) read(path string, main, side *thread) (int64, error) {
 // keep the uuids). "" for bookkeeping lines.
 func entryKey(e *transcript.Entry) string {
 	if bytes.Contains(e.Raw, []byte(`"forkedFrom"`)) {
-		if m := gjson.GetBytes(e.Raw, "forkedFrom.messageUuid"); m.Type == gjson.String && m.Str != "" {
-			return m.Str
+		if m := gjson.GetBytes(e.Raw, "forkedFrom.messageUuid").Str; m != "" {
+			return m
 		}
 	}
 	return e.UUID

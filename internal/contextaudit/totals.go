@@ -34,14 +34,7 @@ func (t *totals) audit(path string, o Options) (*Report, []string, error) {
 	mine := map[string]bool{}
 	copies := false
 	r, warnings, err := audit(path, o, func(key string) bool {
-		if key == "" {
-			return true // bookkeeping lines: no entry to count twice
-		}
-		if t.seen[key] || mine[key] {
-			copies = true
-		} else {
-			mine[strings.Clone(key)] = true // a view of the line
-		}
+		copies = !t.fresh(key, mine) || copies
 		return true
 	})
 	if err != nil {
@@ -49,19 +42,9 @@ func (t *totals) audit(path string, o Options) (*Report, []string, error) {
 	}
 	part := r
 	if copies {
-		again := map[string]bool{}
 		o.WhatIf = nil
-		p, _, err := audit(path, o, func(key string) bool {
-			if key == "" {
-				return true
-			}
-			if t.seen[key] || again[key] {
-				return false
-			}
-			again[strings.Clone(key)] = true
-			return true
-		})
-		if err == nil {
+		again := map[string]bool{}
+		if p, _, err := audit(path, o, func(key string) bool { return t.fresh(key, again) }); err == nil {
 			part = p
 		}
 	}
@@ -70,6 +53,20 @@ func (t *totals) audit(path string, o Options) (*Report, []string, error) {
 	}
 	t.add(r, part)
 	return r, warnings, nil
+}
+
+// fresh reports whether the entry of key is counted for the first time:
+// not before this session, nor before in local, the keys it has read,
+// which key joins. Bookkeeping lines have no key and always count.
+func (t *totals) fresh(key string, local map[string]bool) bool {
+	if key == "" {
+		return true
+	}
+	if t.seen[key] || local[key] {
+		return false
+	}
+	local[strings.Clone(key)] = true // a view of the line
+	return true
 }
 
 // add adds a session: the figures of its entries from part, the rest from
