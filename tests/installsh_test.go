@@ -693,3 +693,98 @@ func readFile(t *testing.T, path string) string {
 }
 
 func gjsonPath(doc, path string) string { return gjson.Get(doc, path).String() }
+
+// TestInstallFromArchive: a release archive made by make dist installs and
+// uninstalls with no Go on the machine, from its own install.sh and with
+// --from; an archive that does not match its checksum is refused.
+func TestInstallFromArchive(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds every command; not in -short")
+	}
+	dist := t.TempDir()
+	target := goEnv(t, "GOOS") + "/" + goEnv(t, "GOARCH")
+	if out, err := exec.Command("make", "-s", "-C", "..", "dist", "DIST="+dist, "DIST_TARGETS="+target).CombinedOutput(); err != nil {
+		t.Fatalf("make dist: %v\n%s", err, out)
+	}
+	archives, _ := filepath.Glob(filepath.Join(dist, "flower-*.tar.gz"))
+	if len(archives) != 1 {
+		t.Fatalf("make dist made %v", archives)
+	}
+	archive := archives[0]
+	name := strings.TrimSuffix(filepath.Base(archive), ".tar.gz")
+
+	// No Go: only the system's own folders on PATH.
+	noGo := "PATH=/usr/bin:/bin"
+	for _, dir := range []string{"/usr/bin", "/bin"} {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+			t.Fatalf("%s holds a go: the test cannot take Go away", dir)
+		}
+	}
+	sh := func(home string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command("sh", args...)
+		cmd.Env = []string{noGo, "HOME=" + home}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+
+	unpacked := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", archive, "-C", unpacked).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(userSettings), 0o644)
+	script := filepath.Join(unpacked, name, "install.sh")
+	code, out := sh(home, script)
+	if code != 0 || !strings.Contains(out, "installing the prebuilt commands") {
+		t.Fatalf("the archive's install.sh without Go: exit %d\n%s", code, out)
+	}
+	bin := filepath.Join(home, ".local", "bin")
+	if diff := cmp.Diff(flowersettings.DefaultLayers, wired(t, filepath.Join(home, ".claude", "settings.json"), bin)); diff != "" {
+		t.Errorf("wired layers (-want +got):\n%s", diff)
+	}
+	if v, err := exec.Command(filepath.Join(bin, "delegate-guard"), "--version").Output(); err != nil || !strings.HasPrefix(string(v), "delegate-guard ") {
+		t.Errorf("installed delegate-guard --version = %q, %v", v, err)
+	}
+	if code, out = sh(home, script, "--uninstall"); code != 0 {
+		t.Fatalf("--uninstall without Go: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".claude", "settings.json")); string(b) != userSettings {
+		t.Errorf("--uninstall did not restore the settings:\n%s", b)
+	}
+	if _, err := os.Lstat(filepath.Join(home, ".local")); !os.IsNotExist(err) {
+		t.Errorf("--uninstall left %s (%v)", filepath.Join(home, ".local"), err)
+	}
+
+	// --from the archive itself, checked against SHA256SUMS.
+	home2 := t.TempDir()
+	if code, out = sh(home2, "../install.sh", "--from", archive); code != 0 || !strings.Contains(out, "checked "+filepath.Base(archive)) {
+		t.Fatalf("--from %s: exit %d\n%s", archive, code, out)
+	}
+	if _, err := os.Stat(filepath.Join(home2, ".local", "bin", "spill-guard")); err != nil {
+		t.Errorf("--from installed no spill-guard: %v", err)
+	}
+
+	// A damaged download is refused before anything is installed.
+	bad := t.TempDir()
+	b, _ := os.ReadFile(archive)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(filepath.Join(bad, filepath.Base(archive)), b, 0o644)
+	sums, _ := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
+	os.WriteFile(filepath.Join(bad, "SHA256SUMS"), sums, 0o644)
+	home3 := t.TempDir()
+	if code, out = sh(home3, "../install.sh", "--from", filepath.Join(bad, filepath.Base(archive))); code != 1 || !strings.Contains(out, "does not match its checksum") {
+		t.Errorf("a damaged archive: exit %d\n%s", code, out)
+	}
+	if _, err := os.Lstat(filepath.Join(home3, ".local")); !os.IsNotExist(err) {
+		t.Errorf("a damaged archive installed something (%v)", err)
+	}
+}
