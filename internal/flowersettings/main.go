@@ -147,7 +147,7 @@ func (o options) run(args []string) (string, error) {
 	// The plugin wires the same hooks: with both, Claude Code runs each twice.
 	var plugins []string
 	if !o.uninstall {
-		plugins = flowerPlugins(out)
+		plugins = Plugins(out)
 		if o.disablePlugin {
 			for _, key := range plugins {
 				out = setValue(out, "enabledPlugins."+gjson.Escape(key), false)
@@ -205,9 +205,25 @@ func (o options) run(args []string) (string, error) {
 	return b.String(), nil
 }
 
-// flowerPlugins lists the keys of doc's enabledPlugins that turn flower's
-// Claude Code plugin on: "flower@<marketplace>": true.
-func flowerPlugins(doc []byte) []string {
+// Wiring is one handler of a settings document that runs a flower binary.
+type Wiring struct {
+	Event, Binary, Layer, Command string
+	Retired                       bool // an entry flower no longer wires
+}
+
+// Wirings lists the handlers of doc that run flower's binaries, from any
+// folder, in the order of the file.
+func Wirings(doc []byte) []Wiring {
+	var out []Wiring
+	for _, f := range scan(doc, "") {
+		out = append(out, Wiring{Event: f.Event, Binary: f.Binary, Layer: f.Layer, Command: f.command, Retired: f.why != ""})
+	}
+	return out
+}
+
+// Plugins lists the keys of doc's enabledPlugins that turn flower's Claude
+// Code plugin on: "flower@<marketplace>": true.
+func Plugins(doc []byte) []string {
 	var keys []string
 	gjson.GetBytes(doc, "enabledPlugins").ForEach(func(k, v gjson.Result) bool {
 		if name, _, _ := strings.Cut(k.Str, "@"); name == "flower" && v.Type == gjson.True {
