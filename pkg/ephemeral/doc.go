@@ -47,7 +47,9 @@
 //   - cd passes: it changes the shell's directory, no file; but not into
 //     /dev, /proc or /sys, whose relative reads the next call would make.
 //   - printf -v (assigns a variable), command without -v/-V, hostname with an
-//     operand, date with a non-+ operand, uniq with an output operand, tail
+//     operand or an option but -s (the others look names up in DNS), arch
+//     with any argument (on macOS it runs its operands), sort -T, tree -o,
+//     file -p (each writes), date with a non-+ operand, uniq with an output operand, tail
 //     that follows, test and [ with -v, -R or an operand holding a [ (bash
 //     evaluates the subscript: a[$(cmd)] runs cmd), seq past six digits,
 //     file -z, diff -l (runs pr), grep -D, and awk and go altogether are
@@ -56,7 +58,8 @@
 //     remote [-v] and get-url, stash list and show. Before the subcommand
 //     only --namespace, -P, --no-pager and pathspec options pass. -c,
 //     --config-env, --exec-path, --output, --ext-diff, --textconv,
-//     --show-signature and the %G… placeholders (gpg) are refused anywhere.
+//     --show-signature, --help (runs man) and the %G… placeholders (gpg)
+//     are refused anywhere.
 //     The configuration of the repository git finds from the working folder
 //     is trusted, as it is for every git command the user runs there;
 //     another repository's is not: -C, --git-dir, --work-tree, --bare, and

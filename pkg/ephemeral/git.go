@@ -15,6 +15,7 @@ var gitDeny = []flagRule{
 	{long: "exec-path", why: "runs git programs from another folder"},
 	{long: "config-env", why: "sets configuration, which can run programs"},
 	{long: "show-signature", why: "runs gpg to check signatures"},
+	{long: "help", why: "runs man, which may page the manual and write its cache"},
 }
 
 // gitGlobal are the options git accepts before the subcommand that a glance
