@@ -133,133 +133,109 @@ func checkSed(w words) string {
 
 // sedScript returns why a sed script is refused, or "": commands split by
 // ; or newlines, each an optional address or range, an optional !, and
-// p, =, q, Q or an s command whose flags only print.
+// p, =, q, Q or an s command whose flags only print (w writes a file, e
+// runs the pattern space).
 func sedScript(s string) string {
-	for i := 0; ; {
-		if i = skip(s, i, " \t;\n"); i == len(s) {
-			return ""
+	i := 0
+	skip := func(set string) {
+		for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+			i++
 		}
-		var ok bool
-		if i, ok = sedAddress(s, i, false); !ok {
+	}
+	number := func() bool { start := i; skip(digits); return i > start }
+	// delimited moves past the delimiter that closes the part starting at
+	// i, skipping backslash escapes as GNU sed does; a raw newline fails.
+	delimited := func(delim byte) bool {
+		for ; i < len(s) && delim != '\n' && delim != '\\'; i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '\n':
+				return false
+			case delim:
+				i++
+				return true
+			}
+		}
+		return false
+	}
+	// address reads an optional address: N, N~S, $, /re/ or \cREc with I or
+	// M flags; the second of a range must be there, and may be +N or ~N.
+	address := func(second bool) bool {
+		switch {
+		case i == len(s):
+		case isDigit(s[i]):
+			if skip(digits); !second && i < len(s) && s[i] == '~' {
+				i++
+				return number()
+			}
+			return true
+		case s[i] == '$':
+			i++
+			return true
+		case second && (s[i] == '+' || s[i] == '~'):
+			i++
+			return number()
+		case s[i] == '/' || s[i] == '\\' && i+1 < len(s):
+			delim := byte('/')
+			if s[i] == '\\' {
+				i++
+				delim = s[i]
+			}
+			i++
+			ok := delimited(delim)
+			skip("IM")
+			return ok
+		}
+		return !second
+	}
+	for skip(" \t;\n"); i < len(s); skip(" \t;\n") {
+		if !address(false) {
 			return "address not understood"
 		}
-		if i = skip(s, i, " \t"); i < len(s) && s[i] == ',' {
-			if i, ok = sedAddress(s, skip(s, i+1, " \t"), true); !ok {
+		if skip(" \t"); i < len(s) && s[i] == ',' {
+			i++
+			if skip(" \t"); !address(true) {
 				return "address not understood"
 			}
 		}
-		if i = skip(s, i, " \t"); i < len(s) && s[i] == '!' {
-			i = skip(s, i+1, " \t")
+		if skip(" \t"); i < len(s) && s[i] == '!' {
+			i++
+			skip(" \t")
 		}
 		if i == len(s) {
 			return "missing command"
 		}
-		switch c := s[i]; c {
+		switch i++; s[i-1] {
 		case 'p', '=':
-			i++
 		case 'q', 'Q':
-			i = skip(s, i+1, digits)
+			skip(digits)
 		case 's':
-			var why string
-			if i, why = sedSubstitute(s, i+1); why != "" {
-				return why
+			if i == len(s) {
+				return "unterminated s command"
+			}
+			delim := s[i]
+			if i++; !delimited(delim) || !delimited(delim) {
+				return "s command not understood"
+			}
+			for ; i < len(s) && strings.IndexByte(" \t;\n", s[i]) < 0; i++ {
+				switch c := s[i]; {
+				case c == 'w' || c == 'W':
+					return "s flag w writes a file"
+				case c == 'e':
+					return "s flag e runs a command"
+				case strings.IndexByte("gpiImM", c) < 0 && !isDigit(c):
+					return "s flag " + string(c) + " is not on the table"
+				}
 			}
 		default:
-			return "command " + string(c) + " is not a print command"
+			return "command " + string(s[i-1]) + " is not a print command"
 		}
-		if i = skip(s, i, " \t"); i < len(s) && s[i] != ';' && s[i] != '\n' {
+		if skip(" \t"); i < len(s) && s[i] != ';' && s[i] != '\n' {
 			return "unexpected " + string(s[i])
 		}
 	}
+	return ""
 }
 
 const digits = "0123456789"
-
-// skip returns the index of the first byte of s from i on not in set.
-func skip(s string, i int, set string) int {
-	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
-// sedAddress reads an optional address at s[i:]: N, N~S, $, /re/ or \cREc
-// with I or M flags; a second one may also be +N or ~N.
-func sedAddress(s string, i int, second bool) (int, bool) {
-	if i == len(s) {
-		return i, !second
-	}
-	number := func(i int) (int, bool) { j := skip(s, i, digits); return j, j > i }
-	switch c := s[i]; {
-	case isDigit(c):
-		if i = skip(s, i, digits); !second && i < len(s) && s[i] == '~' {
-			return number(i + 1)
-		}
-		return i, true
-	case c == '$':
-		return i + 1, true
-	case second && (c == '+' || c == '~'):
-		return number(i + 1)
-	case c == '/' || c == '\\':
-		delim := byte('/')
-		if c == '\\' {
-			if i++; i == len(s) {
-				return i, false
-			}
-			delim = s[i]
-		}
-		end, ok := sedDelimited(s, i+1, delim)
-		return skip(s, end, "IM"), ok
-	}
-	return i, !second
-}
-
-// sedDelimited returns the index just past the delimiter that closes the
-// part starting at s[i], skipping backslash escapes as GNU sed does; a raw
-// newline inside is refused.
-func sedDelimited(s string, i int, delim byte) (int, bool) {
-	if delim == '\n' || delim == '\\' {
-		return i, false
-	}
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '\n':
-			return i, false
-		case delim:
-			return i + 1, true
-		}
-	}
-	return i, false
-}
-
-// sedSubstitute reads s/re/replacement/flags from after the s. Only flags
-// that change what is printed pass: w writes a file, e runs the pattern
-// space as a command.
-func sedSubstitute(s string, i int) (int, string) {
-	if i == len(s) {
-		return i, "unterminated s command"
-	}
-	end, ok := sedDelimited(s, i+1, s[i])
-	if ok {
-		end, ok = sedDelimited(s, end, s[i])
-	}
-	if !ok {
-		return i, "s command not understood"
-	}
-	for ; end < len(s); end++ {
-		switch c := s[end]; {
-		case strings.IndexByte("gpiImM", c) >= 0 || isDigit(c):
-		case c == ' ' || c == '\t' || c == ';' || c == '\n':
-			return end, ""
-		case c == 'w' || c == 'W':
-			return end, "s flag w writes a file"
-		case c == 'e':
-			return end, "s flag e runs a command"
-		default:
-			return end, "s flag " + string(c) + " is not on the table"
-		}
-	}
-	return end, ""
-}
