@@ -251,7 +251,7 @@ func (c *classifier) onTable(cmd *command, args []arg) (reason, why string) {
 	if why != "" {
 		return "", why
 	}
-	if cmd.deep != "" && (cmd.deep == always || deep(cmd.deep, args)) {
+	if cmd.deep != nil && (cmd.deep[0] == always[0] || deep(cmd.deep, args)) {
 		// With no folder named, "." is read: taken as named in any case.
 		for _, a := range append(w.operands, arg{value: ".", src: "."}) {
 			switch {
@@ -276,14 +276,14 @@ func (c *classifier) onTable(cmd *command, args []arg) (reason, why string) {
 	return cmd.name + ": " + cmd.about, ""
 }
 
-// deep reports whether an option of args trips spec, the options that
-// make a command descend into folders.
-func deep(spec string, args []arg) bool {
+// deep reports whether an option of args is one of names, the options
+// that make a command descend into folders.
+func deep(names []string, args []arg) bool {
 	for _, a := range args {
 		if !a.isOption() {
 			continue
 		}
-		if _, s := denied([]flagRule{{spec: spec}}, a.value); s != "" {
+		if _, s := denied([]flagRule{{names: names}}, a.value); s != "" {
 			return true
 		}
 	}
@@ -303,10 +303,7 @@ type words struct {
 func (cmd *command) checkArgs(label string, args []arg) (words, string) {
 	w := words{cmd: cmd, label: label, args: args}
 	for _, a := range args {
-		if !a.isOption() {
-			continue
-		}
-		if f, _ := denied(cmd.deny, a.value); f.why != "" {
+		if f, _ := denied(cmd.deny, a.value); a.isOption() && f.why != "" {
 			return w, label + " " + a.src + " " + f.why
 		}
 	}
@@ -315,7 +312,7 @@ func (cmd *command) checkArgs(label string, args []arg) (words, string) {
 		if w.operands, w.flags, bad = cmd.allow.scan(args); bad != "" {
 			return w, label + " option " + bad + " is not on the table"
 		}
-	} else if cmd.limit != 0 || cmd.deep != "" {
+	} else if cmd.limit != 0 || cmd.deep != nil {
 		w.operands = operandsOf(args)
 	}
 	if limit := max(cmd.limit, 0); cmd.limit != 0 {

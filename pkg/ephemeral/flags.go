@@ -5,23 +5,28 @@ import (
 	"strings"
 )
 
-// flagRule refuses the options spec spells, separated by spaces, for why.
-// "-x" is a letter, found in any cluster (-rx): which letters take a value
-// is not known, so every one is read as an option. "--name" is a long
-// option, also abbreviated: getopt_long and git take any prefix (sort
-// --outp=x is --output=x). Anything else is a word matched whole (find
-// -delete).
-type flagRule struct{ spec, why string }
+// flagRule refuses the options names spells, for why. "-x" is a letter,
+// found in any cluster (-rx): which letters take a value is not known, so
+// every one is read as an option. "--name" is a long option, also
+// abbreviated: getopt_long and git take any prefix (sort --outp=x is
+// --output=x). Anything else is a word matched whole (find -delete).
+type flagRule struct {
+	names []string
+	why   string
+}
 
 // denied returns the first of rules the option word v trips, and the
 // spelling it trips.
 func denied(rules []flagRule, v string) (flagRule, string) {
+	if len(rules) == 0 || len(v) < 2 || v[0] != '-' {
+		return flagRule{}, "" // no rules, or not an option word
+	}
 	written, long := strings.CutPrefix(v, "--")
-	written, _, _ = strings.Cut(written, "=")
+	if long {
+		written, _, _ = strings.Cut(written, "=")
+	}
 	for _, f := range rules {
-		for spec := f.spec; spec != ""; {
-			var s string
-			s, spec, _ = strings.Cut(spec, " ")
+		for _, s := range f.names {
 			if len(s) == 2 && !long && strings.IndexByte(v[1:], s[1]) >= 0 ||
 				s[1] == '-' && long && written != "" && strings.HasPrefix(s[2:], written) ||
 				len(s) > 2 && s[1] != '-' && v == s {

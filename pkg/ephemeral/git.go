@@ -11,9 +11,9 @@ var (
 	gitGlobal = options{"-P", "--no-pager", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
 		"--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice", "--namespace=X"}
 	gitGlobalDeny = []flagRule{
-		{"-C --git-dir --work-tree --bare", "points git at another repository, whose own configuration can run programs"},
-		{"-c", "sets configuration, which can run programs"},
-		{"-p --paginate", "starts a pager"},
+		{[]string{"-C", "--git-dir", "--work-tree", "--bare"}, "points git at another repository, whose own configuration can run programs"},
+		{[]string{"-c"}, "sets configuration, which can run programs"},
+		{[]string{"-p", "--paginate"}, "starts a pager"},
 	}
 	// gitSignature are format placeholders that run gpg: %G? %GS … in
 	// --format, %(signature…) in branch and tag's.

@@ -23,18 +23,15 @@ type command struct {
 	// globsPass: a glob may stand where an option could, as deny only
 	// keeps a read from running long (grep -D read).
 	globsPass bool
-	// deep are the options that make it descend into folders, always when
-	// "*": a reader (grep -r) may not then be given /, /dev, /proc or /sys,
-	// a lister (lists: find, du, ls -R) not /.
-	deep  string
+	// deep are the options that make it descend into folders (always: it
+	// always does): a reader (grep -r) may not then be given /, /dev, /proc
+	// or /sys, a lister (lists: find, du, ls -R) not /.
+	deep  []string
 	lists bool
 	subs  []*command // git's subcommands
 }
 
-const (
-	noOperands = -1
-	always     = "*"
-)
+const noOperands = -1
 
 // hasRules reports whether any argument can make the command not a glance:
 // for such a command a glob that may expand to an option is refused (sort
@@ -54,20 +51,22 @@ func find(cmds []*command, name string) *command {
 }
 
 var (
-	followRules = []flagRule{{"-f --follow -F", "follows the file and never ends"}, {"--retry", "keeps reopening the file"}}
-	grepRules   = []flagRule{{"-D --devices", "chooses to read devices, which may never end"}}
+	followRules = []flagRule{{[]string{"-f", "--follow", "-F"}, "follows the file and never ends"}, {[]string{"--retry"}, "keeps reopening the file"}}
+	grepRules   = []flagRule{{[]string{"-D", "--devices"}, "chooses to read devices, which may never end"}}
 )
 
-const (
-	grepDeep = "-r -R -d --recursive --dereference-recursive --directories"
-	testNote = "no -v or -R, no operand holding a [ (bash evaluates subscripts)"
+var (
+	grepDeep = []string{"-r", "-R", "-d", "--recursive", "--dereference-recursive", "--directories"}
+	always   = []string{"*"}
 )
+
+const testNote = "no -v or -R, no operand holding a [ (bash evaluates subscripts)"
 
 // table is the glance table: the one list that both lets a command run on
 // the main thread and expires its result. Only commands whose every form
 // not refused here reads and prints are on it.
 var table = []*command{
-	{name: "ls", about: "lists directory contents", deep: "-R --recursive", lists: true},
+	{name: "ls", about: "lists directory contents", deep: []string{"-R", "--recursive"}, lists: true},
 	{name: "cat", about: "prints files"},
 	{name: "head", about: "prints the start of files"},
 	{name: "tail", about: "prints the end of files", deny: followRules, check: checkTailPlus, note: "obsolete +Nf (follow) refused"},
@@ -75,28 +74,28 @@ var table = []*command{
 	{name: "pwd", about: "prints the working directory"},
 	{name: "cd", about: "changes the shell's directory, no file changes", limit: 1, allow: options{"-L", "-P", "-e", "-@"}},
 	{name: "echo", about: "prints its arguments"},
-	{name: "printf", about: "prints formatted text", deny: []flagRule{{"-v", "assigns a shell variable"}}},
+	{name: "printf", about: "prints formatted text", deny: []flagRule{{[]string{"-v"}, "assigns a shell variable"}}},
 	{name: "grep", about: "searches text", deny: grepRules, globsPass: true, deep: grepDeep},
 	{name: "egrep", about: "searches text", deny: grepRules, globsPass: true, deep: grepDeep},
 	{name: "fgrep", about: "searches text", deny: grepRules, globsPass: true, deep: grepDeep},
 	{name: "rg", about: "searches text", deep: always, deny: []flagRule{
-		{"--pre --pre-glob", "runs a preprocessor command on every file"},
-		{"--hostname-bin", "runs a command to learn the host name"},
-		{"-z --search-zip", "runs decompression programs"},
+		{[]string{"--pre", "--pre-glob"}, "runs a preprocessor command on every file"},
+		{[]string{"--hostname-bin"}, "runs a command to learn the host name"},
+		{[]string{"-z", "--search-zip"}, "runs decompression programs"},
 	}},
 	{name: "find", about: "lists files by name and type", deep: always, lists: true, deny: []flagRule{
-		{"-exec -execdir -ok -okdir", "runs a command"},
-		{"-delete", "deletes files"},
-		{"-fprint -fprint0 -fprintf -fls", "writes a file"},
+		{[]string{"-exec", "-execdir", "-ok", "-okdir"}, "runs a command"},
+		{[]string{"-delete"}, "deletes files"},
+		{[]string{"-fprint", "-fprint0", "-fprintf", "-fls"}, "writes a file"},
 	}},
 	{name: "sed", about: "prints selected lines", check: checkSed,
 		allow: options{"-n", "-E", "-r", "-s", "-u", "-z", "-e X", "--quiet", "--silent", "--regexp-extended", "--separate",
 			"--unbuffered", "--null-data", "--posix", "--sandbox", "--debug", "--expression=X"},
 		note: "needs -n; the script may only hold p, =, q, Q and s///[gpiImM0-9] with line or /regex/ addresses"},
 	{name: "sort", about: "prints lines sorted", deny: []flagRule{
-		{"-o --output", "writes the output to a file"},
-		{"-T --temporary-directory", "writes temporary files into the folder it names"},
-		{"--compress-program", "runs a compression program"},
+		{[]string{"-o", "--output"}, "writes the output to a file"},
+		{[]string{"-T", "--temporary-directory"}, "writes temporary files into the folder it names"},
+		{[]string{"--compress-program"}, "runs a compression program"},
 	}},
 	{name: "uniq", about: "prints lines without repeats", limit: 1, note: "a second operand is an output file",
 		allow: options{"-c", "-d", "-D", "-i", "-u", "-z", "-f X", "-s X", "-w X", "--count", "--repeated", "--ignore-case",
@@ -106,20 +105,20 @@ var table = []*command{
 	{name: "nl", about: "prints files with line numbers"},
 	{name: "paste", about: "prints files side by side"},
 	{name: "column", about: "prints text in columns"},
-	{name: "diff", about: "compares files", deep: "-r --recursive", deny: []flagRule{{"-l --paginate", "runs pr on the output"}}},
+	{name: "diff", about: "compares files", deep: []string{"-r", "--recursive"}, deny: []flagRule{{[]string{"-l", "--paginate"}, "runs pr on the output"}}},
 	{name: "cmp", about: "compares files"},
 	{name: "comm", about: "compares sorted files"},
 	{name: "stat", about: "prints file metadata"},
 	{name: "file", about: "prints file types", deny: []flagRule{
-		{"-C --compile", "writes a compiled magic file"},
-		{"-z --uncompress -Z --uncompress-noreport", "runs decompression programs"},
-		{"-p --preserve-date", "sets the times of the files it reads"},
+		{[]string{"-C", "--compile"}, "writes a compiled magic file"},
+		{[]string{"-z", "--uncompress", "-Z", "--uncompress-noreport"}, "runs decompression programs"},
+		{[]string{"-p", "--preserve-date"}, "sets the times of the files it reads"},
 	}},
 	{name: "du", about: "prints disk usage", deep: always, lists: true},
 	{name: "df", about: "prints free disk space"},
 	{name: "tree", about: "lists a directory tree", deep: always, lists: true, deny: []flagRule{
-		{"-o --output", "writes the output to a file"},
-		{"-R", "writes 00Tree.html files into every directory"},
+		{[]string{"-o", "--output"}, "writes the output to a file"},
+		{[]string{"-R"}, "writes 00Tree.html files into every directory"},
 	}},
 	{name: "basename", about: "prints a path's last element"},
 	{name: "dirname", about: "prints a path's directory"},
@@ -130,7 +129,7 @@ var table = []*command{
 	{name: "command", about: "prints what a command name is", check: checkCommandV,
 		note: "only -v or -V before the name (otherwise it runs the command)"},
 	{name: "jq", about: "prints JSON; it cannot write files or run commands", check: checkJq,
-		deny: []flagRule{{"-f --from-file", "reads its filter from a file the classifier cannot see"}},
+		deny: []flagRule{{[]string{"-f", "--from-file"}, "reads its filter from a file the classifier cannot see"}},
 		note: "the filter may not use repeat, range, until, while, recurse, combinations, def, import or include (they can loop without end)"},
 	{name: "md5sum", about: "prints or checks checksums"},
 	{name: "sha1sum", about: "prints or checks checksums"},
@@ -138,7 +137,7 @@ var table = []*command{
 	{name: "sha512sum", about: "prints or checks checksums"},
 	{name: "b2sum", about: "prints or checks checksums"},
 	{name: "cksum", about: "prints checksums"},
-	{name: "date", about: "prints the date", deny: []flagRule{{"-s --set", "sets the system clock"}}, check: checkDate,
+	{name: "date", about: "prints the date", deny: []flagRule{{[]string{"-s", "--set"}, "sets the system clock"}}, check: checkDate,
 		allow: options{"-u", "-R", "-I", "-d X", "-f X", "-r X", "--utc", "--universal", "--rfc-email", "--debug", "--resolution",
 			"--help", "--version", "--date=X", "--file=X", "--reference=X", "--rfc-3339=X", "--iso-8601[=X]"},
 		note: "an operand not starting with + sets the clock"},
@@ -147,13 +146,13 @@ var table = []*command{
 	{name: "uname", about: "prints system information"},
 	{name: "hostname", about: "prints the host name", limit: noOperands, allow: options{"-s", "--short"},
 		deny: []flagRule{
-			{"-a --alias -d --domain -f --fqdn --long -i --ip-address", "looks the host name up in DNS"},
-			{"-A --all-fqdns", "looks the host's addresses up in DNS"},
+			{[]string{"-a", "--alias", "-d", "--domain", "-f", "--fqdn", "--long", "-i", "--ip-address"}, "looks the host name up in DNS"},
+			{[]string{"-A", "--all-fqdns"}, "looks the host's addresses up in DNS"},
 		},
 		note: "an operand sets the host name"},
 	{name: "printenv", about: "prints environment variables"},
 	{name: "ps", about: "lists processes"},
-	{name: "free", about: "prints memory usage", deny: []flagRule{{"-s --seconds", "repeats every N seconds and never ends"}}},
+	{name: "free", about: "prints memory usage", deny: []flagRule{{[]string{"-s", "--seconds"}, "repeats every N seconds and never ends"}}},
 	{name: "uptime", about: "prints the uptime"},
 	{name: "true", about: "does nothing"},
 	{name: "false", about: "does nothing"},
@@ -171,19 +170,19 @@ var table = []*command{
 		note: "no arguments: on macOS arch -arm64 CMD runs CMD"},
 	{name: "groups", about: "prints the user's groups"},
 	{name: "git", about: "reads a git repository", check: checkGit, note: "only the subcommands listed as git …", deny: []flagRule{
-		{"--output", "writes the output to a file"},
-		{"--ext-diff", "runs an external diff program"},
-		{"--textconv", "runs text conversion filters"},
-		{"--exec-path", "runs git programs from another folder"},
-		{"--config-env", "sets configuration, which can run programs"},
-		{"--show-signature", "runs gpg to check signatures"},
-		{"--help", "runs man, which may page the manual and write its cache"},
+		{[]string{"--output"}, "writes the output to a file"},
+		{[]string{"--ext-diff"}, "runs an external diff program"},
+		{[]string{"--textconv"}, "runs text conversion filters"},
+		{[]string{"--exec-path"}, "runs git programs from another folder"},
+		{[]string{"--config-env"}, "sets configuration, which can run programs"},
+		{[]string{"--show-signature"}, "runs gpg to check signatures"},
+		{[]string{"--help"}, "runs man, which may page the manual and write its cache"},
 	}, subs: []*command{
 		{name: "status"}, {name: "log"}, {name: "show"}, {name: "diff"}, {name: "shortlog"}, {name: "describe"},
 		{name: "rev-parse"}, {name: "rev-list"}, {name: "ls-files"}, {name: "ls-tree"}, {name: "show-ref"},
 		{name: "merge-base"}, {name: "blame"},
-		{name: "cat-file", deny: []flagRule{{"--filters", "runs conversion filters"}}},
-		{name: "grep", deny: []flagRule{{"-O --open-files-in-pager", "opens the matches in a program"}}},
+		{name: "cat-file", deny: []flagRule{{[]string{"--filters"}, "runs conversion filters"}}},
+		{name: "grep", deny: []flagRule{{[]string{"-O", "--open-files-in-pager"}, "opens the matches in a program"}}},
 		{name: "branch", check: checkListForm, note: "list forms only: a name without -l/--list creates a branch",
 			allow: options{"-a", "-l", "-r", "-v", "-i", "--list", "--ignore-case", "--no-color", "--no-column", "--no-abbrev",
 				"--omit-empty", "--all", "--remotes", "--verbose", "--show-current", "--sort=X", "--format=X", "--points-at=X",
@@ -278,7 +277,7 @@ func (c *command) rules() []string {
 		rules = append(rules, "options allowed: "+cmp.Or(c.allow.describe(), "none"))
 	}
 	for _, f := range c.deny {
-		rules = append(rules, "refused: "+strings.ReplaceAll(f.spec, " ", ", ")+" ("+f.why+")")
+		rules = append(rules, "refused: "+strings.Join(f.names, ", ")+" ("+f.why+")")
 	}
 	switch {
 	case c.limit == noOperands:
