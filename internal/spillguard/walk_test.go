@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/flowerhooks/flower/internal/cputime"
+	"github.com/flowerhooks/flower/tests/cputime"
 )
 
 var walkSeeds = []string{
