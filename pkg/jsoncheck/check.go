@@ -32,9 +32,9 @@ func (e *Error) Line(s string) int { return strings.Count(s[:min(e.Offset, len(s
 // frame is an open array or object.
 type frame struct {
 	object bool
-	key    string   // the member or element being read, for a path
-	index  int      // the element count of an array
-	keys   []string // the keys seen in an object, while few
+	key    string // the member or element being read, for a path
+	index  int    // the element count of an array
+	keys   int    // where the object's keys start in checker.keys, while few
 	set    map[string]bool
 }
 
@@ -63,6 +63,10 @@ type checker struct {
 	s     string
 	i     int
 	stack []frame
+	// keys holds the keys of the open objects that have few, each
+	// object's after its parent's: one slice for the whole text, so that
+	// an object costs no allocation of its own.
+	keys []string
 }
 
 func (c *checker) fail(msg string) *Error { return &Error{Offset: c.i, Msg: msg} }
@@ -92,11 +96,11 @@ func (c *checker) value(maxDepth int) error {
 				return c.fail(fmt.Sprintf("nested deeper than %d levels", maxDepth))
 			}
 			c.i++
-			c.stack = append(c.stack, frame{object: ch == '{'})
+			c.stack = append(c.stack, frame{object: ch == '{', keys: len(c.keys)})
 			c.space()
 			if c.i < len(c.s) && c.s[c.i] == ch+2 { // '}' or ']': empty
 				c.i++
-				c.stack = c.stack[:len(c.stack)-1]
+				c.pop()
 				break
 			}
 			if ch == '{' {
@@ -153,9 +157,15 @@ func (c *checker) value(maxDepth int) error {
 				return c.fail("expected ',' or the end of an array or object")
 			}
 			c.i++
-			c.stack = c.stack[:len(c.stack)-1]
+			c.pop()
 		}
 	}
+}
+
+// pop closes the innermost array or object.
+func (c *checker) pop() {
+	c.keys = c.keys[:c.stack[len(c.stack)-1].keys]
+	c.stack = c.stack[:len(c.stack)-1]
 }
 
 // key reads an object's key and the colon after it, and refuses a key the
@@ -176,7 +186,7 @@ func (c *checker) key() error {
 	top := &c.stack[len(c.stack)-1]
 	seen := top.set[key]
 	if top.set == nil {
-		for _, k := range top.keys {
+		for _, k := range c.keys[top.keys:] {
 			seen = seen || k == key
 		}
 	}
@@ -186,14 +196,15 @@ func (c *checker) key() error {
 	switch {
 	case top.set != nil:
 		top.set[key] = true
-	case len(top.keys) < manyKeys:
-		top.keys = append(top.keys, key)
+	case len(c.keys)-top.keys < manyKeys:
+		c.keys = append(c.keys, key)
 	default:
 		top.set = make(map[string]bool, 2*manyKeys)
-		for _, k := range top.keys {
+		for _, k := range c.keys[top.keys:] {
 			top.set[k] = true
 		}
-		top.set[key], top.keys = true, nil
+		top.set[key] = true
+		c.keys = c.keys[:top.keys]
 	}
 	top.key = key
 	c.space()
