@@ -298,7 +298,8 @@ func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int)
 
 // repeatedKey refuses a resp whose objects hold a key twice: gjson reads the
 // first, Claude Code's JSON.parse the last, so the field replaced would not
-// be the one the model is shown.
+// be the one the model is shown. hook.ReadPayload checks only the payload's
+// top level and tool_input.
 func repeatedKey(resp string) error {
 	if !strings.HasPrefix(resp, "{") {
 		return nil
