@@ -101,9 +101,10 @@ func Show(m Marked, dir string, o Options, w io.Writer) error {
 	if _, err := out.WriteTo(w); err != nil {
 		return fmt.Errorf("writing the view of the captured output: %v", err)
 	}
-	// Until the view is printed the file is all there is of the output. A
-	// failed call's file stays: the marker in its result names it.
-	if whole && !m.failed && !m.running {
+	// Until the view is printed the file is all there is of the output;
+	// shown whole, it goes (a failed call's view says so: the marker in its
+	// result still names it).
+	if whole && !m.running {
 		d.Root().Remove(name)
 	}
 	return nil
@@ -144,7 +145,7 @@ func view(f *os.File, size int64, m Marked, o Options) (*hook.Output, bool, erro
 		if err != nil {
 			return nil, false, err
 		}
-		return hook.NewOutput("PostToolUseFailure").Set("additionalContext", failureText(c, m)), false, nil
+		return hook.NewOutput("PostToolUseFailure").Set("additionalContext", failureText(c, m)), c.isWhole, nil
 	}
 	img, isImage, err := readImage(f, size)
 	if err != nil {
@@ -220,8 +221,12 @@ func failureText(c output, m Marked) string {
 	}
 	b.WriteString(". ")
 	switch {
+	case c.isWhole && c.whole == "" && !m.running:
+		b.WriteString("It printed nothing (its file is removed).")
 	case c.isWhole && c.whole == "":
 		b.WriteString("It printed nothing.")
+	case c.isWhole && !m.running:
+		b.WriteString("Its whole output follows (its file is removed).\n" + workbench.Fence(c.whole))
 	case c.isWhole:
 		b.WriteString("Its whole output follows.\n" + workbench.Fence(c.whole))
 	default:
