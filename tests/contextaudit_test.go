@@ -476,7 +476,7 @@ func TestContextAuditConfiguredGlances(t *testing.T) {
 
 	for _, tt := range []struct {
 		name, config  string
-		glances, runs float64 // runs: hands-on runs what-if delegates
+		glances, runs float64 // runs: pieces of hands-on work what-if delegates
 	}{
 		{"built-in table", "", 1, 1},
 		{"configured", `{"glances":[{"command":"docker ps","operands":0}],"delegate-guard":{"main-thread":[{"command":"make deploy","operands":0}]}}`, 2, 0},
@@ -499,10 +499,10 @@ func TestContextAuditConfiguredGlances(t *testing.T) {
 			if got := r["glances_main"]; got != tt.glances {
 				t.Errorf("glances_main = %v, want %v", got, tt.glances)
 			}
-			// docker ps then make deploy, in turns one after the other: one
-			// run of hands-on turns, or none.
-			if runs := r["what_if"].(map[string]any)["layer_one"].(map[string]any)["runs"]; runs != tt.runs {
-				t.Errorf("what_if.layer_one.runs = %v, want %v", runs, tt.runs)
+			// docker ps then make deploy, after one prompt: one piece of
+			// hands-on work, or none.
+			if runs := r["what_if"].(map[string]any)["layer_one"].(map[string]any)["delegations"]; runs != tt.runs {
+				t.Errorf("what_if.layer_one.delegations = %v, want %v", runs, tt.runs)
 			}
 		})
 	}

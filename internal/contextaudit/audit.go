@@ -86,6 +86,9 @@ type thread struct {
 	// tokens of a compaction run, the first prompt of a warmup.
 	tokensIn, tokensOut int64
 	prompted, warmup    bool
+	// first is the context of its first request and prompt the characters
+	// of its first prompt: what a subagent starts with (--what-if).
+	first, prompt int64
 }
 
 // Audit reads the session whose main transcript is at path, with its
@@ -150,7 +153,7 @@ func audit(path string, o Options, counts func(key string) bool) (*Report, []str
 	}
 	s.r.finish(o.Window, s.mainTurnsWithUsage)
 	if s.whatIf != nil {
-		s.r.WhatIf = s.whatIf.finish()
+		s.r.WhatIf = s.whatIf.finish(side)
 	}
 	return s.r, warnings, nil
 }
@@ -161,7 +164,7 @@ func audit(path string, o Options, counts func(key string) bool) (*Report, []str
 func (s *session) addSubagent(path string, th *thread) {
 	r := s.r
 	run := transcript.IsCompactionRun(path)
-	r.files = append(r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut})
+	r.files = append(r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut, th.first, th.prompt})
 	switch {
 	case run:
 		r.Compactions.Runs++
@@ -250,7 +253,7 @@ func (s *session) entry(th *thread, e *transcript.Entry) {
 		return
 	}
 	if e.Type == "user" && !th.main && !th.prompted {
-		th.prompted = true
+		th.prompted, th.prompt = true, int64(e.Chars())
 		th.warmup = e.Message.StringContent && gjson.GetBytes(e.Raw, "message.content").Str == warmupPrompt
 	}
 	if th.main && th.t.Entries == 0 && s.r.ForkedFrom == nil {
@@ -292,6 +295,9 @@ func (s *session) usage(th *thread, u transcript.Usage) {
 	r.Cache.Creation += u.CacheCreationInputTokens
 	r.Cache.Input += u.InputTokens
 	size := u.ContextTokens()
+	if th.tokensIn == 0 {
+		th.first = size
+	}
 	th.tokensIn += size
 	th.tokensOut += u.OutputTokens
 	if !th.main || size == 0 {

@@ -2,6 +2,7 @@ package contextaudit
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,7 +25,8 @@ Measures the context economics of Claude Code sessions: how the turns,
 characters and hands-on tool calls split between the main thread and its
 subagents, denials, glances, spills, workbench scripts, briefs, the main
 thread's context growth against the model's window and the prompt cache;
-with --what-if, what the main thread would have held with flower's layers.
+with --what-if, what the main thread and its subagents would have held with
+flower's layers.
 SESSION is a transcript path (.jsonl) or a session id under
 $CLAUDE_CONFIG_DIR (default ~/.claude)
 /projects/*/; --project DIR takes every session of the project whose
@@ -38,10 +40,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	asJSON := fs.Bool("json", false, "print one JSON object per session (JSON Lines) instead of a table")
 	project := fs.String("project", "", "audit every session of the project whose working directory (or projects/ folder) is `DIR`")
 	root := fs.String("workbench", "", "the workbench root whose scripts/ are counted (default: <the session's first cwd>/.flower)")
-	window := fs.Int64("window", DefaultWindow, "the model's context window in `tokens` (1000000 for a 1M model)")
+	window := fs.Int64("window", DefaultWindow, "the model's context window in `tokens` (1000000 for a 1M model); --what-if reads it from the session unless given")
 	whatIf := fs.Bool("what-if", false, "estimate what the main thread would have held with every layer of flower")
 	cpt := fs.Float64("chars-per-token", DefaultCharsPerToken, "with --what-if: characters a token holds")
-	delegation := fs.Int64("delegation-chars", 0, "with --what-if: what one delegation costs the main thread, in `characters` (default: the mean of the session's own, else "+fmt.Sprint(DefaultDelegation)+")")
+	delegation := fs.Int64("delegation-chars", 0, "with --what-if: what one delegation costs the main thread, in `characters` (default: the mean of the session's own general-purpose ones, else "+fmt.Sprint(DefaultDelegation)+")")
 	if code, done := c.Parse(args); done {
 		return code
 	}
@@ -57,7 +59,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	opts := Options{Window: *window}
 	if *whatIf {
-		opts.WhatIf = &WhatIfOptions{Window: *window, CharsPerToken: *cpt, Delegation: *delegation}
+		opts.WhatIf = &WhatIfOptions{CharsPerToken: *cpt, Delegation: *delegation}
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "window" {
+				opts.WhatIf.Window = *window
+			}
+		})
 	}
 	if *root != "" {
 		abs, err := filepath.Abs(*root)

@@ -98,11 +98,12 @@ type Compactions struct {
 }
 
 // subFile is a subagent transcript read: a subagent's, a compaction run's
-// (with its tokens) or a warmup's.
+// (with its tokens) or a warmup's; first and prompt are its thread's.
 type subFile struct {
 	path                string
 	run, warmup         bool
 	tokensIn, tokensOut int64
+	first, prompt       int64
 }
 
 func newReport(path string) *Report {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/internal/flowersettings"
 	"github.com/flowerhooks/flower/internal/prunesession"
@@ -18,35 +20,20 @@ import (
 )
 
 // --what-if estimates, from a session recorded without flower (or with
-// some of its layers), what the main thread would have held with every
-// layer, by the rules the hooks apply:
-//
-//   - layer one: a run of consecutive main-thread turns that call a tool
-//     delegate-guard denies (its default tools; a Bash glance passes) goes,
-//     with the results of its calls, and in its place come one denied call
-//     (the run's first hands-on call and delegate-guard's reason, as the
-//     model receives it) and one delegation (an Agent call and its
-//     hand-back). A prompt of the user or a compaction ends a run. Calls a
-//     hook or rule denied in the session did nothing and start no run.
-//   - layer two: index-guard's block for an empty workbench (what it would
-//     have listed is unknown) at the start of the session and after each
-//     compaction, unless the session shows the block already.
-//   - layer three: every result of a tool spill-guard is wired for whose
-//     fields spill-guard would spill (spillguard.Estimate) shows the
-//     pointers and heads instead.
-//   - layer four: a resume through prune-session, with its default rules,
-//     of the session so estimated (prunesession's notes).
-//
-// Context sizes are tokens from the transcript's usage, less the characters
-// the layers keep out divided by the characters a token holds.
+// some of its layers), what the main thread and its subagents would have
+// held with every layer, by the rules the hooks apply (docs/REFERENCE.md,
+// "What if"). This file reads the main thread turn by turn; the estimate
+// is whatif_estimate.go's.
 
 // WhatIfOptions are the assumptions of --what-if.
 type WhatIfOptions struct {
-	Window        int64   // tokens
+	// Window is the model's context window in tokens; 0 reads it from the
+	// session (windowOf).
+	Window        int64
 	CharsPerToken float64 // characters a token holds, to turn characters into tokens
 	// Delegation is what one delegation costs the main thread, in
-	// characters; 0 for the mean of the session's own delegations, or
-	// without any, DefaultDelegation.
+	// characters; 0 for the mean of the session's own general-purpose
+	// delegations, or without any, DefaultDelegation.
 	Delegation int64
 }
 
@@ -81,6 +68,35 @@ const (
 	DescriptionChars = 25
 	DelegationFrame  = 90 + 670 + DescriptionChars
 )
+
+// SubagentShare is a general-purpose subagent's first request against the
+// main thread's, each without its prompt (the brief, the user's): its own
+// system prompt and tools, shorter than the main thread's. Measured in
+// Claude Code 2.1.328 by tests/e2e TestWhatIfAgentPrompt; --what-if uses it
+// for a session without subagent transcripts of its own to measure.
+const SubagentShare = 0.66
+
+// LongWindow is the context window Claude Code 2.1.328 gives the models of
+// longWindowModels (its model catalog, context.window) and any model asked
+// for with the [1m] suffix; the others have DefaultWindow.
+const LongWindow = 1_000_000
+
+var longWindowModels = regexp.MustCompile(`\[1m\]$|^claude-(opus-4-[78]|opus-5|sonnet-5|haiku-5-5|fable-5|mythos-5)`)
+
+// windowOf is the window of the model a session ran (its last main-thread
+// turn's), and why: a context over DefaultWindow says the window was
+// longer whatever the model.
+func windowOf(model string, largest int64) (int64, string) {
+	switch {
+	case longWindowModels.MatchString(model):
+		return LongWindow, "the model " + model
+	case largest > DefaultWindow:
+		return LongWindow, "a context of " + thousands(largest) + " tokens"
+	case model != "":
+		return DefaultWindow, "the model " + model
+	}
+	return DefaultWindow, "no model recorded"
+}
 
 // denialPrefix is how Claude Code 2.1.328 shows a hook's deny to the model,
 // before the reason (tests/e2e TestLayer1DenialAsReceived).
@@ -121,77 +137,22 @@ var guarded = func() map[string]bool {
 	return m
 }()
 
-// WhatIf is the estimate; its JSON form is what_if.
-type WhatIf struct {
-	Assumed struct {
-		Window           int64   `json:"window"`
-		CompactThreshold int64   `json:"compact_threshold"`
-		CharsPerToken    float64 `json:"chars_per_token"`
-		// Delegation is what one delegation is priced at, and From
-		// where that comes from: "session" (its own Agent calls, their
-		// mean) or "assumed" (the frame and the brief and report sizes).
-		Delegation int64  `json:"delegation"`
-		From       string `json:"from"`
-	} `json:"assumed"`
-	LayerOne struct {
-		Runs        int64 `json:"runs"`  // hands-on runs delegated
-		Turns       int64 `json:"turns"` // the turns they took
-		Chars       int64 `json:"chars"` // what they held
-		DenialChars int64 `json:"denial_chars"`
-		// DelegationChars is what the runs' delegations cost.
-		DelegationChars int64 `json:"delegation_chars"`
-	} `json:"layer_one"`
-	LayerTwo struct {
-		// Shown is true when the session had index-guard's block
-		// already: then there is none to add.
-		Shown  bool  `json:"shown"`
-		Blocks int64 `json:"blocks"` // the block added: at the start and after each compaction
-		Chars  int64 `json:"chars"`
-	} `json:"layer_two"`
-	LayerThree struct {
-		Results int64 `json:"results"` // results spilled
-		Chars   int64 `json:"chars"`   // their characters as the model saw them
-		After   int64 `json:"after"`   // and with the pointers and heads
-	} `json:"layer_three"`
-	LayerFour struct {
-		Expired  int64 `json:"expired"`  // glance results
-		Removed  int64 `json:"removed"`  // denied calls
-		Dropped  int64 `json:"dropped"`  // API-error entries
-		Replaced int64 `json:"replaced"` // interrupted results
-		Chars    int64 `json:"chars"`    // what the resume carries less
-	} `json:"layer_four"`
-	Observed  WhatIfSide `json:"observed"`
-	Estimated WhatIfSide `json:"estimated"`
-}
-
-// WhatIfSide is the main thread one way: as recorded, or as estimated.
-type WhatIfSide struct {
-	Chars int64 `json:"chars"` // characters of the main thread's entries
-	Turns int64 `json:"turns"`
-	// ContextLast is the context at the last turn, in tokens, and
-	// GrowthPerTurn its growth from the first turn on; null without usage.
-	ContextLast   *int64   `json:"context_last"`
-	GrowthPerTurn *float64 `json:"growth_per_turn"`
-	// CompactTurn is the turn at which the context reached (Reached) or
-	// at its growth per turn would reach the compaction threshold; null
-	// when it does not grow.
-	CompactTurn *int64 `json:"compact_turn"`
-	Reached     bool   `json:"reached"`
-}
-
 // wiTurn is one turn of the main thread as the what-if needs it.
 type wiTurn struct {
-	context   int64 // tokens at its request; 0 when unknown
-	chars     int64 // its entries and the results of its calls
-	handsOn   int   // calls delegate-guard would deny
-	denied    int   // of those, denied in the session by a hook or rule
-	tool      string
-	callChars int64 // the first hands-on call's characters
+	context int64 // tokens at its request; 0 when unknown
+	chars   int64 // its entries and the results of its calls
+	live    bool  // it made a hands-on call delegate-guard would deny, and the call ran
+	own     bool  // it dispatched a subagent of the session's own
+	tool    string
+	// callChars is the first hands-on call's characters.
+	callChars int64
 	// spillChars and spillAfter are its results that spill-guard would
 	// spill, as the model saw them and with pointers and heads.
 	spillChars, spillAfter, spills int64
 	glances                        []wiGlance
-	prompted, compacted            bool // a prompt, a compaction came before it
+	denials                        []int64 // calls denied in the session, call and denial
+	prompted, compacted            bool    // a prompt, a compaction came before it
+	manual                         bool    // the compaction was the user's (/compact)
 }
 
 type wiGlance struct {
@@ -201,18 +162,16 @@ type wiGlance struct {
 
 // wiCall is a call of the main thread until its result is read.
 type wiCall struct {
-	turn    int
-	name    string
-	chars   int64
-	handsOn bool
-	glance  string // the command, when a glance
-	passes  bool   // a Bash command delegate-guard lets through: a glance or a configured hands-on one
-}
-
-// wiDenial is a call denied in the session, for layer four.
-type wiDenial struct {
-	turn  int
-	chars int64
+	turn   int
+	name   string
+	chars  int64
+	guard  bool   // delegate-guard would deny it
+	glance string // the command, when a glance
+	// general is an Agent or Task call of a general-purpose subagent in
+	// the foreground, what a delegation under flower is; brief is its
+	// prompt's characters.
+	general bool
+	brief   int64
 }
 
 // whatIf reads the main transcript for the estimate.
@@ -222,23 +181,24 @@ type whatIf struct {
 	turns   []wiTurn
 	lastMsg string
 	calls   map[string]wiCall
-	// prompted and compacted wait for the next turn.
-	prompted, compacted bool
-	cwd                 string
-	hasBlock            bool // index-guard's block is in the session
-	// ownCalls and own are the session's own delegations: the Agent calls
-	// whose result is still to come, and the count and cost of those done.
-	ownCalls           map[string]int64
-	own, ownChars      int64
-	denials            []wiDenial
-	apiErrors          int64
-	apiErrorChars      int64
-	interrupted        int64
-	interruptedSavings int64
+	// prompted, compacted and manual wait for the next turn.
+	prompted, compacted, manual bool
+	cwd, model                  string
+	// largest and smallest are the contexts of turns at their extremes;
+	// the smallest is where the session started, or a compaction left it.
+	largest, smallest int64
+	promptChars       int64 // the first prompt's
+	hasBlock          bool  // index-guard's block is in the session
+	// own counts the session's own general-purpose delegations done, and
+	// ownChars and ownBriefs what their calls and hand-backs and their
+	// briefs hold.
+	own, ownChars, ownBriefs        int64
+	apiErrors, apiErrorChars        int64
+	interrupted, interruptedSavings int64
 }
 
 func newWhatIf(s *session, o WhatIfOptions) *whatIf {
-	return &whatIf{s: s, o: o, calls: map[string]wiCall{}, ownCalls: map[string]int64{}}
+	return &whatIf{s: s, o: o, calls: map[string]wiCall{}}
 }
 
 // entry reads one line of the main thread.
@@ -248,6 +208,7 @@ func (w *whatIf) entry(e *transcript.Entry) {
 	}
 	if e.Type == "system" && e.LogicalParentUUID != "" {
 		w.compacted = true // a compact_boundary
+		w.manual = gjson.GetBytes(e.Raw, "compactMetadata.trigger").Str == "manual"
 		return
 	}
 	if e.Type == "attachment" && !w.hasBlock && bytes.Contains(e.Raw, []byte(`"hook_additional_context"`)) &&
@@ -274,33 +235,41 @@ func (w *whatIf) assistant(e *transcript.Entry) {
 	m := e.Message
 	if m.ID == "" || m.ID != w.lastMsg || len(w.turns) == 0 {
 		w.lastMsg = strings.Clone(m.ID)
-		w.turns = append(w.turns, wiTurn{context: m.Usage.ContextTokens(), prompted: w.prompted, compacted: w.compacted})
-		w.prompted, w.compacted = false, false
+		w.turns = append(w.turns, wiTurn{context: m.Usage.ContextTokens(), prompted: w.prompted, compacted: w.compacted, manual: w.manual})
+		w.prompted, w.compacted, w.manual = false, false, false
+		if c := m.Usage.ContextTokens(); c > 0 {
+			w.largest = max(w.largest, c)
+			if w.smallest == 0 || c < w.smallest {
+				w.smallest = c
+			}
+		}
+		// Claude Code 2.1.3 records the model asked for, [1m] and all;
+		// message.model is the API's id without it.
+		if model := gjson.GetBytes(e.Raw, "requestedModel").Str; model != "" {
+			w.model = strings.Clone(model)
+		} else if model := gjson.GetBytes(e.Raw, "message.model").Str; model != "" && model != "<synthetic>" {
+			w.model = strings.Clone(model)
+		}
 	}
 	i := len(w.turns) - 1
 	t := &w.turns[i]
 	t.chars += int64(e.Chars())
 	for _, b := range e.ToolUses() {
-		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars)}
-		if b.Name == "Bash" {
-			cmd := b.Input.Get("command").Str
-			v := w.s.o.Glances.Classify(cmd)
+		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars), guard: guarded[b.Name]}
+		switch {
+		case b.Name == "Bash":
+			v := w.s.o.Glances.Classify(b.Input.Get("command").Str)
 			if v.Glance {
-				c.glance = strings.Clone(cmd)
+				c.glance = strings.Clone(b.Input.Get("command").Str)
 			}
 			// A hands-on command the configuration lets the main
 			// thread run passes delegate-guard as a glance does.
-			c.passes = v.MainThread
-		}
-		if guarded[b.Name] && !c.passes {
-			c.handsOn = true
-			if t.handsOn == 0 {
-				t.tool, t.callChars = c.name, c.chars
-			}
-			t.handsOn++
-		}
-		if briefTools[b.Name] {
-			w.ownCalls[strings.Clone(b.ID)] = int64(b.Chars)
+			c.guard = !v.MainThread
+		case briefTools[b.Name]:
+			t.own = true
+			typ := b.Input.Get("subagent_type").Str
+			c.general = (typ == "" || typ == "general-purpose") && !b.Input.Get("run_in_background").Bool()
+			c.brief = int64(utf8.RuneCountInString(b.Input.Get("prompt").Str))
 		}
 		w.calls[strings.Clone(b.ID)] = c
 	}
@@ -310,6 +279,9 @@ func (w *whatIf) user(e *transcript.Entry) {
 	results := e.ToolResults()
 	if len(results) == 0 {
 		if !e.IsMeta {
+			if !w.prompted && len(w.turns) == 0 {
+				w.promptChars = int64(e.Chars())
+			}
 			w.prompted = true
 		}
 		return
@@ -323,24 +295,22 @@ func (w *whatIf) user(e *transcript.Entry) {
 		t := &w.turns[c.turn]
 		chars := int64(b.Chars)
 		t.chars += chars
-		if call, ok := w.ownCalls[b.ToolUseID]; ok {
-			delete(w.ownCalls, b.ToolUseID)
-			if e.ToolDenialKind == "" && !b.IsError {
-				w.own++
-				w.ownChars += call + chars
-			}
-		}
 		switch {
 		case prunesession.Removed(e.ToolDenialKind):
-			w.denials = append(w.denials, wiDenial{turn: c.turn, chars: c.chars + chars})
-			if c.handsOn {
-				t.denied++
-			}
+			t.denials = append(t.denials, c.chars+chars)
 			continue
 		case prunesession.Interrupted(e.ToolDenialKind):
 			w.interrupted++
 			w.interruptedSavings += chars - int64(utf8.RuneCountInString(prunesession.InterruptedNote))
 			continue
+		}
+		if c.guard && !t.live {
+			t.live, t.tool, t.callChars = true, c.name, c.chars
+		}
+		if c.general && !b.IsError {
+			w.own++
+			w.ownChars += c.chars + chars
+			w.ownBriefs += c.brief
 		}
 		after := chars
 		if !b.IsError && spillMatcher.MatchString(c.name) {

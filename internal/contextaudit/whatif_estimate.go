@@ -14,8 +14,107 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// point is a turn's context, in tokens; seg counts the compactions before
-// it.
+// The estimate, turn by turn: the main thread's context at each request is
+// the one before it plus what the turn before added, as the recorded
+// contexts grew (across a compaction, the turn's characters), less what
+// the layers keep out and plus what they add:
+//
+//   - layer one: the hands-on work between two prompts of the user, from
+//     its first call delegate-guard denies to its last, the reads and
+//     greps between them included, is one piece of work a coordinator
+//     hands to a subagent: one delegation in its place, after one denied
+//     call the first time (a model that met the rule delegates from then
+//     on). A delegation is priced at the session's own general-purpose
+//     delegations (call and hand-back), or without any at
+//     DefaultDelegation; research agents' reports price nothing. The
+//     subagent's requests start at a subagent's first request (the
+//     session's own subagents', measured, or SubagentShare of the main
+//     thread's) and grow as the piece's turns did.
+//   - layer two: index-guard's block at the start and after each
+//     compaction, unless the session shows it already.
+//   - layer three: results spill-guard would spill show pointers and
+//     heads (spillguard.Estimate).
+//   - layer four: a resume through prune-session at the end.
+//
+// Compactions are recomputed: one happens where the estimated context
+// reaches the threshold, and falls to what the session's own compactions
+// fell to (without any, its first context). A compaction the user asked
+// for (/compact) happens with flower too. Contexts are tokens from the
+// transcript's usage, whole requests (system prompt and tools included);
+// characters are message text and become tokens at CharsPerToken.
+
+// WhatIf is the estimate; its JSON form is what_if.
+type WhatIf struct {
+	Assumed struct {
+		Window           int64   `json:"window"`
+		WindowFrom       string  `json:"window_from"` // "given", "the model …", "a context of …", "no model recorded"
+		CompactThreshold int64   `json:"compact_threshold"`
+		CharsPerToken    float64 `json:"chars_per_token"`
+		// Delegation is what one delegation costs the main thread, and
+		// From where that comes from: "session" (the mean of its own
+		// general-purpose delegations), "assumed" or "given".
+		Delegation int64  `json:"delegation"`
+		From       string `json:"from"`
+		// SubagentBase is a subagent's first request without its brief,
+		// in tokens, and SubagentFrom "session" (the median of its own
+		// subagents') or "main" (SubagentShare of the main thread's
+		// smallest context, without the first prompt).
+		SubagentBase int64  `json:"subagent_base"`
+		SubagentFrom string `json:"subagent_from"`
+	} `json:"assumed"`
+	LayerOne struct {
+		Delegations     int64 `json:"delegations"` // pieces of work delegated
+		Turns           int64 `json:"turns"`       // the main-thread turns they took
+		Chars           int64 `json:"chars"`       // what those turns held
+		Denials         int64 `json:"denials"`
+		DenialChars     int64 `json:"denial_chars"`
+		DelegationChars int64 `json:"delegation_chars"`
+	} `json:"layer_one"`
+	LayerTwo struct {
+		// Shown is true when the session had index-guard's block
+		// already: then there is none to add.
+		Shown  bool  `json:"shown"`
+		Blocks int64 `json:"blocks"` // the block added: at the start and after each compaction
+		Chars  int64 `json:"chars"`
+	} `json:"layer_two"`
+	LayerThree struct {
+		Results int64 `json:"results"` // main-thread results spilled
+		Chars   int64 `json:"chars"`   // their characters as the model saw them
+		After   int64 `json:"after"`   // and with the pointers and heads
+	} `json:"layer_three"`
+	LayerFour struct {
+		Expired  int64 `json:"expired"`  // glance results
+		Removed  int64 `json:"removed"`  // denied calls
+		Dropped  int64 `json:"dropped"`  // API-error entries
+		Replaced int64 `json:"replaced"` // interrupted results
+		Chars    int64 `json:"chars"`    // what the resume carries less
+	} `json:"layer_four"`
+	Observed  WhatIfSide `json:"observed"`
+	Estimated WhatIfSide `json:"estimated"`
+}
+
+// WhatIfSide is the session one way: as recorded, or as estimated.
+type WhatIfSide struct {
+	Chars int64 `json:"chars"` // characters of the main thread's messages
+	Turns int64 `json:"turns"` // the main thread's requests
+	// ContextLast is the main thread's context at its last request, in
+	// tokens, and GrowthPerTurn its growth since the last compaction;
+	// null without usage.
+	ContextLast   *int64   `json:"context_last"`
+	GrowthPerTurn *float64 `json:"growth_per_turn"`
+	Compactions   int64    `json:"compactions"`
+	// TurnsLeft is how many more turns reach the compaction threshold at
+	// that growth; null when the context does not grow.
+	TurnsLeft *int64 `json:"turns_left"`
+	Sent      int64  `json:"sent"` // tokens of all the main thread's requests
+	Subagents struct {
+		Requests int64 `json:"requests"`
+		Sent     int64 `json:"sent"` // tokens of all their requests
+	} `json:"subagents"`
+}
+
+// point is a request's context, in tokens; seg counts the compactions
+// before it.
 type point struct{ turn, context, seg int64 }
 
 // estGlance and estDenial are what layer four acts on in the estimated
@@ -27,120 +126,220 @@ type estGlance struct {
 
 type estDenial struct{ turn, chars int64 }
 
-// finish makes the estimate once the main transcript is read.
-func (w *whatIf) finish() *WhatIf {
+// finish makes the estimate once the transcripts are read; inline is the
+// subagent thread of the main transcript (CLI 1.0).
+func (w *whatIf) finish(inline *thread) *WhatIf {
 	r := w.s.r
 	out := &WhatIf{}
 	a := &out.Assumed
-	a.Window, a.CompactThreshold, a.CharsPerToken = w.o.Window, compactThreshold(w.o.Window), w.o.CharsPerToken
+	a.Window, a.WindowFrom = w.o.Window, "given with --window"
+	if a.Window == 0 {
+		a.Window, a.WindowFrom = windowOf(w.model, w.largest)
+	}
+	a.CompactThreshold, a.CharsPerToken = compactThreshold(a.Window), w.o.CharsPerToken
+	brief := int64(DefaultBriefChars)
 	switch {
 	case w.o.Delegation > 0:
 		a.Delegation, a.From = w.o.Delegation, "given"
 	case w.own > 0:
-		a.Delegation, a.From = int64(math.Round(float64(w.ownChars)/float64(w.own))), "session"
+		a.Delegation, a.From = w.ownChars/w.own, "session"
+		brief = w.ownBriefs / w.own
 	default:
 		a.Delegation, a.From = DefaultDelegation, "assumed"
 	}
 	tokens := func(chars int64) int64 { return int64(math.Round(float64(chars) / w.o.CharsPerToken)) }
 
+	// The subagents as recorded: their requests, and the first of each
+	// without its prompt.
+	var bases []int64
+	files := r.files
+	if r.SubagentOf == nil {
+		files = append(slices.Clip(files), subFile{tokensIn: inline.tokensIn, first: inline.first, prompt: inline.prompt})
+	}
+	for _, f := range files {
+		if !f.run && !f.warmup {
+			out.Observed.Subagents.Sent += f.tokensIn
+			if f.first > 0 {
+				bases = append(bases, f.first-tokens(f.prompt))
+			}
+		}
+	}
+	out.Observed.Subagents.Requests = r.Subagents.Turns
+	turns := w.turns
+	if len(bases) > 0 {
+		slices.Sort(bases)
+		a.SubagentBase, a.SubagentFrom = bases[len(bases)/2], "session"
+	} else {
+		a.SubagentBase, a.SubagentFrom = max(int64(SubagentShare*float64(w.smallest-tokens(w.promptChars))), 0), "main"
+	}
+
 	root := w.root()
 	artifacts := delegateguard.Artifacts(w.cwd, root)
-	var blockChars int64
-	if block, _, err := workbench.Block(root, false, &workbench.Index{}, workbench.Coordinator); err == nil {
-		blockChars = int64(workbench.BlockLen(SessionStartPrefix + block))
+	var blockChars, workerChars int64
+	if !w.hasBlock {
+		block, _, err := workbench.Block(root, false, &workbench.Index{}, workbench.Coordinator)
+		if err == nil {
+			blockChars = int64(workbench.BlockLen(SessionStartPrefix + block))
+		}
+		if block, _, err = workbench.Block(root, false, &workbench.Index{}, workbench.Worker); err == nil {
+			workerChars = int64(workbench.BlockLen(block))
+		}
 	}
-	seenDenials := map[int][]int64{} // observed turn → its denials' characters
-	for _, d := range w.denials {
-		seenDenials[d.turn] = append(seenDenials[d.turn], d.chars)
+	out.LayerTwo.Shown = w.hasBlock
+
+	// What each turn added to the context: as recorded, or across a
+	// compaction (where the recorded context fell) its characters.
+	grew := func(i int) int64 {
+		if i+1 < len(turns) && turns[i].context > 0 && turns[i+1].context > 0 && !turns[i+1].compacted {
+			return turns[i+1].context - turns[i].context
+		}
+		return tokens(turns[i].chars)
+	}
+	// The pieces of work: per prompt, from the first turn whose hands-on
+	// call ran to the last; ends[i] is the last of turn i's prompt.
+	ends := make([]int, len(turns))
+	for i, last := len(turns)-1, -1; i >= 0; i-- {
+		if turns[i].live && last < 0 {
+			last = i
+		}
+		ends[i] = last
+		if turns[i].prompted {
+			last = -1
+		}
+	}
+	moved := func(i, end int) bool { return i <= end && (turns[i].live || !turns[i].own) }
+
+	// The recorded side, and post, what a compaction leaves: the level
+	// the session's own compactions fell to, else its first context.
+	o := &out.Observed
+	o.Chars, o.Turns, o.Compactions = r.Main.Chars, int64(len(turns)), r.Compactions.Count
+	var obs []point
+	var seg, post, posts int64
+	for i, t := range turns {
+		if t.compacted && i > 0 {
+			seg++
+		}
+		if t.compacted && i > 0 && t.context > 0 {
+			post += t.context
+			posts++
+		}
+		if t.context > 0 {
+			obs = append(obs, point{int64(i + 1), t.context, seg})
+			o.Sent += t.context
+		}
+	}
+	o.place(obs, a.CompactThreshold)
+	known := len(turns) > 0 && turns[0].context > 0
+	switch {
+	case posts > 0:
+		post /= posts
+	case known:
+		post = turns[0].context
 	}
 
 	var (
-		obs, est []point
-		turns    int64 // estimated
-		delta    int64 // characters kept out of the context so far; negative: added
+		est      []point
+		ctx      int64
+		e        = &out.Estimated
 		chars    = r.Main.Chars
 		glances  []estGlance
 		denials  []estDenial
+		l1       = &out.LayerOne
+		pieceEnd = -1
 	)
-	if w.hasBlock {
-		blockChars = 0
-		out.LayerTwo.Shown = true
-	}
+	seg = 0
 	block := func() {
-		if blockChars == 0 {
+		if blockChars > 0 {
+			ctx += tokens(blockChars)
+			chars += blockChars
+			out.LayerTwo.Blocks++
+			out.LayerTwo.Chars += blockChars
+		}
+	}
+	compact := func(to int64) {
+		ctx = to
+		block()
+		e.Compactions++
+		seg++
+	}
+	// request is one request of the estimated main thread at ctx, after
+	// the compaction the context calls for.
+	request := func() {
+		e.Turns++
+		if !known {
 			return
 		}
-		delta -= blockChars
-		out.LayerTwo.Blocks++
-		out.LayerTwo.Chars += blockChars
+		if ctx >= a.CompactThreshold {
+			compact(post)
+		}
+		est = append(est, point{e.Turns, max(ctx, 1), seg})
+		e.Sent += ctx
+	}
+	if known {
+		ctx = turns[0].context
 	}
 	block()
-	var seg int64
-	at := func(list *[]point, turn, context int64) {
-		if context > 0 {
-			*list = append(*list, point{turn, max(context, 1), seg})
+	for i, t := range turns {
+		if t.manual && t.context > 0 {
+			compact(t.context) // the user's /compact: with flower too
 		}
-	}
-	runs := func(t wiTurn) bool { return t.handsOn > t.denied }
-	for i := 0; i < len(w.turns); {
-		t := w.turns[i]
-		if t.compacted && i > 0 {
-			// The compaction left a summary either way; what the layers
-			// kept out before it is no longer in the context, and the
-			// block comes again.
-			delta = 0
-			block()
-			seg++
+		if t.live && i > pieceEnd {
+			pieceEnd = ends[i]
+			if l1.Denials == 0 {
+				denial := t.callChars + int64(utf8.RuneCountInString(denialPrefix(t.tool)+delegateguard.Reason(t.tool, artifacts, true)))
+				request()
+				denials = append(denials, estDenial{e.Turns, denial})
+				ctx += tokens(denial)
+				chars += denial
+				l1.Denials++
+				l1.DenialChars += denial
+			}
+			request()
+			ctx += tokens(a.Delegation)
+			chars += a.Delegation
+			l1.Delegations++
+			l1.DelegationChars += a.Delegation
+			// The subagent: its brief, then a request per turn of
+			// the piece and one for its report.
+			sub := a.SubagentBase + tokens(workerChars+brief)
+			for j := i; j <= pieceEnd; j++ {
+				if moved(j, pieceEnd) {
+					e.Subagents.Requests++
+					e.Subagents.Sent += sub
+					sub += grew(j) - tokens(turns[j].spillChars-turns[j].spillAfter)
+				}
+			}
+			e.Subagents.Requests++
+			e.Subagents.Sent += sub
 		}
-		at(&obs, int64(i+1), t.context)
-		if !runs(t) {
-			turns++
-			at(&est, turns, t.context-tokens(delta))
-			delta += t.spillChars - t.spillAfter
-			chars -= t.spillChars - t.spillAfter
-			out.LayerThree.Results += t.spills
-			out.LayerThree.Chars += t.spillChars
-			out.LayerThree.After += t.spillAfter
-			for _, g := range t.glances {
-				glances = append(glances, estGlance{g.cmd, g.chars, turns})
-			}
-			for _, d := range seenDenials[i] {
-				denials = append(denials, estDenial{turns, d})
-			}
-			i++
+		if moved(i, pieceEnd) {
+			l1.Turns++
+			l1.Chars += t.chars
+			chars -= t.chars
 			continue
 		}
-		// A run of hands-on turns: its first call denied, then delegated.
-		j, held := i, int64(0)
-		for ; j < len(w.turns) && runs(w.turns[j]) && (j == i || !w.turns[j].prompted && !w.turns[j].compacted); j++ {
-			held += w.turns[j].chars
-			if j > i {
-				at(&obs, int64(j+1), w.turns[j].context)
-			}
+		request()
+		ctx += grew(i) - tokens(t.spillChars-t.spillAfter)
+		chars -= t.spillChars - t.spillAfter
+		out.LayerThree.Results += t.spills
+		out.LayerThree.Chars += t.spillChars
+		out.LayerThree.After += t.spillAfter
+		for _, g := range t.glances {
+			glances = append(glances, estGlance{g.cmd, g.chars, e.Turns})
 		}
-		denial := t.callChars + int64(utf8.RuneCountInString(denialPrefix(t.tool)+delegateguard.Reason(t.tool, artifacts, true)))
-		turns++
-		at(&est, turns, t.context-tokens(delta))
-		denials = append(denials, estDenial{turns, denial})
-		turns++
-		at(&est, turns, t.context-tokens(delta)+tokens(denial))
-		delta += held - denial - a.Delegation
-		chars += denial + a.Delegation - held
-		l := &out.LayerOne
-		l.Runs++
-		l.Turns += int64(j - i)
-		l.Chars += held
-		l.DenialChars += denial
-		l.DelegationChars += a.Delegation
-		i = j
+		for _, d := range t.denials {
+			denials = append(denials, estDenial{e.Turns, d})
+		}
 	}
+	e.Subagents.Requests += o.Subagents.Requests
+	e.Subagents.Sent += o.Subagents.Sent
 
 	// Layer four: a resume through prune-session at the end.
 	four := &out.LayerFour
 	if n := len(glances) - prunesession.DefaultKeepRecent; n > 0 {
 		for _, g := range glances[:n] {
 			four.Expired++
-			four.Chars += g.chars - int64(utf8.RuneCountInString(prunesession.ExpiredNote(g.cmd, int(turns-g.turn))))
+			four.Chars += g.chars - int64(utf8.RuneCountInString(prunesession.ExpiredNote(g.cmd, int(e.Turns-g.turn))))
 		}
 	}
 	if n := len(denials) - prunesession.DefaultKeepDenials; n > 0 {
@@ -152,49 +351,21 @@ func (w *whatIf) finish() *WhatIf {
 	four.Dropped, four.Replaced = w.apiErrors, w.interrupted
 	four.Chars += w.apiErrorChars + w.interruptedSavings
 
-	out.Observed = side(r.Main.Chars, int64(len(w.turns)), obs, a.CompactThreshold, true)
-	out.Estimated = side(max(chars, 0), turns, est, a.CompactThreshold, false)
+	e.Chars = max(chars, 0)
+	e.place(est, a.CompactThreshold)
 	return out
 }
 
-// side is the figures of one way from its turns' contexts. The growth per
-// turn is that since the last compaction: the current rate. The turn of
-// the first compaction is the first that reached the threshold; else, on
-// the recorded side, the last before a compaction the session had; else
-// the turn the growth before the first compaction leads to.
-func side(chars, turns int64, pts []point, threshold int64, recorded bool) WhatIfSide {
-	s := WhatIfSide{Chars: chars, Turns: turns}
+// place sets the last context, the growth since the last compaction and
+// the turns left to the threshold from the contexts of a side's requests.
+func (s *WhatIfSide) place(pts []point, threshold int64) {
 	if len(pts) == 0 {
-		return s
+		return
 	}
 	last := pts[len(pts)-1]
 	s.ContextLast = &last.context
 	s.GrowthPerTurn = growthOf(pts[slices.IndexFunc(pts, func(p point) bool { return p.seg == last.seg }):])
-	for _, p := range pts {
-		if p.context >= threshold {
-			s.CompactTurn, s.Reached = &p.turn, true
-			return s
-		}
-	}
-	n := 1
-	for n < len(pts) && pts[n].seg == pts[0].seg {
-		n++
-	}
-	firstSeg := pts[:n]
-	end := firstSeg[len(firstSeg)-1]
-	if recorded && len(firstSeg) < len(pts) {
-		s.CompactTurn, s.Reached = &end.turn, true
-		return s
-	}
-	upto := turns
-	if len(firstSeg) < len(pts) {
-		upto = end.turn
-	}
-	if left := turnsTo(end.context, threshold, growthOf(firstSeg)); left != nil {
-		turn := upto + *left
-		s.CompactTurn = &turn
-	}
-	return s
+	s.TurnsLeft = turnsTo(last.context, threshold, s.GrowthPerTurn)
 }
 
 // growthOf is the growth per turn over pts, nil for fewer than two.
@@ -211,17 +382,19 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// addWhatIf adds a session's estimate to the totals: the characters and
-// turns each way and what each layer did; contexts do not add up.
+// addWhatIf adds a session's estimate to the totals: the characters,
+// requests and tokens each way and what each layer did; contexts do not
+// add up.
 func (t *totals) addWhatIf(w *WhatIf) {
 	if t.r.WhatIf == nil {
-		t.r.WhatIf = &WhatIf{Assumed: w.Assumed}
-		t.r.WhatIf.Assumed.Delegation, t.r.WhatIf.Assumed.From = 0, ""
+		t.r.WhatIf = &WhatIf{}
+		t.r.WhatIf.Assumed.CharsPerToken = w.Assumed.CharsPerToken
 	}
 	s := t.r.WhatIf
-	s.LayerOne.Runs += w.LayerOne.Runs
+	s.LayerOne.Delegations += w.LayerOne.Delegations
 	s.LayerOne.Turns += w.LayerOne.Turns
 	s.LayerOne.Chars += w.LayerOne.Chars
+	s.LayerOne.Denials += w.LayerOne.Denials
 	s.LayerOne.DenialChars += w.LayerOne.DenialChars
 	s.LayerOne.DelegationChars += w.LayerOne.DelegationChars
 	s.LayerTwo.Blocks += w.LayerTwo.Blocks
@@ -234,10 +407,14 @@ func (t *totals) addWhatIf(w *WhatIf) {
 	s.LayerFour.Dropped += w.LayerFour.Dropped
 	s.LayerFour.Replaced += w.LayerFour.Replaced
 	s.LayerFour.Chars += w.LayerFour.Chars
-	s.Observed.Chars += w.Observed.Chars
-	s.Observed.Turns += w.Observed.Turns
-	s.Estimated.Chars += w.Estimated.Chars
-	s.Estimated.Turns += w.Estimated.Turns
+	for _, p := range []struct{ to, from *WhatIfSide }{{&s.Observed, &w.Observed}, {&s.Estimated, &w.Estimated}} {
+		p.to.Chars += p.from.Chars
+		p.to.Turns += p.from.Turns
+		p.to.Compactions += p.from.Compactions
+		p.to.Sent += p.from.Sent
+		p.to.Subagents.Requests += p.from.Subagents.Requests
+		p.to.Subagents.Sent += p.from.Subagents.Sent
+	}
 }
 
 // writeWhatIf prints the estimate under a session's table.
@@ -250,13 +427,14 @@ func writeWhatIf(b *strings.Builder, w *WhatIf) error {
 		fmt.Fprintf(b, "    %-*s  %s\n", labelWidth, name, fmt.Sprintf(format, args...))
 	}
 	head := fmt.Sprintf("%g characters a token", a.CharsPerToken)
-	if from, ok := map[string]string{"session": "as the session's own", "assumed": "assumed", "given": "given"}[a.From]; ok {
+	if from, ok := map[string]string{"session": "as the session's own general-purpose ones", "assumed": "assumed", "given": "given"}[a.From]; ok {
 		head += fmt.Sprintf("; a delegation %s characters, %s", thousands(a.Delegation), from)
 	}
 	fmt.Fprintf(b, "  what if: every layer of flower, estimated (%s)\n", head)
 	l1 := w.LayerOne
-	line("layer one", "%s (%s, %s characters) -> %s delegations (%s characters) after as many denials (%s characters)",
-		plural(l1.Runs, "hands-on run"), plural(l1.Turns, "turn"), thousands(l1.Chars), thousands(l1.Runs), thousands(l1.DelegationChars), thousands(l1.DenialChars))
+	line("layer one", "%s (%s, %s characters) -> %s (%s characters) after %s (%s characters)",
+		plural(l1.Delegations, "piece")+" of work", plural(l1.Turns, "turn"), thousands(l1.Chars),
+		plural(l1.Delegations, "delegation"), thousands(l1.DelegationChars), plural(l1.Denials, "denial"), thousands(l1.DenialChars))
 	if w.LayerTwo.Shown {
 		line("layer two", "nothing to add: the session shows index-guard's block")
 	} else {
@@ -269,23 +447,36 @@ func writeWhatIf(b *strings.Builder, w *WhatIf) error {
 	line("layer four", "a pruned resume carries %s characters less: %s expired, %s removed, %s dropped, %s replaced",
 		thousands(l4.Chars), plural(l4.Expired, "glance result"), plural(l4.Removed, "denied call"), plural(l4.Dropped, "API error"), plural(l4.Replaced, "interrupted result"))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "    %-*s\tobserved\testimated\t\n", labelWidth, "")
-	row := func(name string, o, e string) { fmt.Fprintf(tw, "    %-*s\t%s\t%s\t\n", labelWidth, name, o, e) }
+	const width = 22 // "subagents: sent tokens"
+	fmt.Fprintf(tw, "    %-*s\trecorded\testimated\t\n", width, "")
+	row := func(name string, o, e string) { fmt.Fprintf(tw, "    %-*s\t%s\t%s\t\n", width, name, o, e) }
 	o, e := w.Observed, w.Estimated
-	row("main chars", thousands(o.Chars), thousands(e.Chars))
-	row("turns", thousands(o.Turns), thousands(e.Turns))
-	if o.ContextLast == nil && e.ContextLast == nil {
-		// Totals, or a transcript without usage: no context to compare.
-		return tw.Flush()
+	row("main: message chars", thousands(o.Chars), thousands(e.Chars))
+	row("main: requests", thousands(o.Turns), thousands(e.Turns))
+	usage := o.ContextLast != nil || e.ContextLast != nil
+	if usage {
+		row("main: context (last)", optional(o.ContextLast), optional(e.ContextLast))
+		row("main: growth / turn", growth(o.GrowthPerTurn), growth(e.GrowthPerTurn))
+		row("main: turns left", optional(o.TurnsLeft), optional(e.TurnsLeft))
+		row("main: compactions", thousands(o.Compactions), thousands(e.Compactions))
+		row("main: sent tokens", thousands(o.Sent), thousands(e.Sent))
 	}
-	row("context (last)", optional(o.ContextLast), optional(e.ContextLast))
-	row("growth / turn", growth(o.GrowthPerTurn), growth(e.GrowthPerTurn))
-	row("compaction at", compactAt(o), compactAt(e))
+	row("subagents: requests", thousands(o.Subagents.Requests), thousands(e.Subagents.Requests))
+	if usage {
+		row("subagents: sent tokens", thousands(o.Subagents.Sent), thousands(e.Subagents.Sent))
+	}
+	row("total: requests", thousands(o.Turns+o.Subagents.Requests), thousands(e.Turns+e.Subagents.Requests))
+	if usage {
+		row("total: sent tokens", thousands(o.Sent+o.Subagents.Sent), thousands(e.Sent+e.Subagents.Sent))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if a.Window > 0 {
-		fmt.Fprintf(b, "    (tokens; compaction at %s of a %s-token window)\n", thousands(a.CompactThreshold), thousands(a.Window))
+	if usage {
+		fmt.Fprintf(b, "    (tokens from the usage: whole requests, system prompt and tools included; chars: message text only;\n"+
+			"    compaction at %s of a %s-token window (%s); a subagent starts at %s tokens and its brief, as %s)\n",
+			thousands(a.CompactThreshold), thousands(a.Window), a.WindowFrom, thousands(a.SubagentBase),
+			map[string]string{"session": "the session's own subagents did", "main": "a share of the main thread's start"}[a.SubagentFrom])
 	}
 	return nil
 }
@@ -302,16 +493,4 @@ func growth(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f", *v)
-}
-
-// compactAt says at which turn a side reaches the compaction threshold:
-// "turn N" when it did, "~turn N" at its growth per turn, "-" never.
-func compactAt(s WhatIfSide) string {
-	switch {
-	case s.CompactTurn == nil:
-		return "-"
-	case s.Reached:
-		return "turn " + thousands(*s.CompactTurn)
-	}
-	return "~turn " + thousands(*s.CompactTurn)
 }

@@ -42,7 +42,8 @@
 // plain JSON, as asked) and /v1/messages/count_tokens. Each request is
 // routed to a thread by the last text block of its first user message
 // (Request.FirstPrompt):
-//   - a prompt given to Scenario.Run (or API.AddMainPrompt): MainThread,
+//   - a prompt given to Scenario.Run (or API.AddMainPrompt), or the summary
+//     an automatic compaction opens the continued thread with: MainThread,
 //     scripted by API.Main;
 //   - an Agent call's prompt: that subagent, scripted by API.Agent(prompt, …);
 //   - a request without tools (titles, summaries): SideThread, answered with
@@ -69,7 +70,9 @@
 // Tools, Messages of Blocks, Raw). API.Requests, API.Thread(thread),
 // API.Last(thread) return them; API.ToolResult(id) and Scenario.ToolResult(id)
 // find what the model saw of a tool call (Block.Text, Block.IsError) in the
-// latest request holding it; Request.ContextChars sizes the conversation.
+// latest request holding it; Request.ContextChars sizes the conversation,
+// Request.RequestChars the whole request (system prompt and tools too): the
+// usage the fake reports is the latter, at 4 characters a token.
 //
 // Like the real API, the fake answers HTTP 400 with an invalid_request_error
 // body when an assistant tool_use has no tool_result in the next message (or

@@ -18,6 +18,10 @@ import (
 // MainThread is the Thread of the main thread's requests.
 const MainThread = "main"
 
+// continuedPrefix begins the summary the CLI opens a thread with after an
+// automatic compaction: such a thread is the main thread continued.
+const continuedPrefix = "This session is being continued from a previous conversation"
+
 // SideThread is the Thread of side calls: requests without tools (titles,
 // summaries), which the API answers with sideReply.
 const SideThread = "side"
@@ -226,7 +230,7 @@ func (a *API) serve(w http.ResponseWriter, hr *http.Request) {
 			a.reject(w, nil, err.Error())
 			return
 		}
-		writeJSON(w, map[string]any{"input_tokens": tokens(r.ContextChars())})
+		writeJSON(w, map[string]any{"input_tokens": tokens(r.RequestChars())})
 		return
 	case hr.Method == http.MethodPost && hr.URL.Path == "/v1/messages":
 	default:
@@ -255,7 +259,7 @@ func (a *API) serve(w http.ResponseWriter, hr *http.Request) {
 	case a.agents[r.FirstPrompt()] != nil:
 		r.Thread = r.FirstPrompt()
 		script = a.agents[r.Thread]
-	case a.mainPrompts[r.FirstPrompt()] && a.main != nil:
+	case (a.mainPrompts[r.FirstPrompt()] || strings.HasPrefix(r.FirstPrompt(), continuedPrefix)) && a.main != nil:
 		r.Thread = MainThread
 		script = a.main
 	}
@@ -278,9 +282,9 @@ func (a *API) serve(w http.ResponseWriter, hr *http.Request) {
 		}
 	}
 	if r.Stream {
-		writeSSE(w, msgID, r.Model, tokens(r.ContextChars()), reply)
+		writeSSE(w, msgID, r.Model, tokens(r.RequestChars()), reply)
 	} else {
-		writeJSON(w, message(msgID, r.Model, tokens(r.ContextChars()), reply))
+		writeJSON(w, message(msgID, r.Model, tokens(r.RequestChars()), reply))
 	}
 }
 
@@ -317,9 +321,10 @@ func (a *API) dump(body []byte) {
 	}
 }
 
-// charsPerToken turns characters into the token counts the fake reports. The
-// CLI only uses them for its auto-compact threshold and cost display; 4 is
-// the usual rough ratio for English text.
+// charsPerToken turns characters into the token counts the fake reports, of
+// the whole request (Request.RequestChars) as the real API's are. The CLI
+// uses them for its auto-compact threshold and cost display; 4 is the usual
+// rough ratio for English text.
 const charsPerToken = 4
 
 func tokens(chars int) int { return chars/charsPerToken + 1 }

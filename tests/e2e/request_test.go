@@ -16,6 +16,8 @@ type Request struct {
 	System   string   // the system prompt's text blocks, joined by "\n"
 	Tools    []string // the offered tools' names
 	Messages []Message
+
+	toolChars int // the tool definitions' JSON, in characters
 }
 
 // Message is one message of a request.
@@ -42,7 +44,7 @@ func ParseRequest(body []byte) (*Request, error) {
 		Model    string          `json:"model"`
 		Stream   bool            `json:"stream"`
 		System   json.RawMessage `json:"system"`
-		Tools    []struct{ Name string }
+		Tools    json.RawMessage `json:"tools"`
 		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -57,9 +59,16 @@ func ParseRequest(body []byte) (*Request, error) {
 		return nil, fmt.Errorf("system: %v", err)
 	}
 	r.System = joinText(sys)
-	for _, t := range raw.Tools {
+	var tools []struct{ Name string }
+	if len(raw.Tools) > 0 {
+		if err := json.Unmarshal(raw.Tools, &tools); err != nil {
+			return nil, fmt.Errorf("tools: %v", err)
+		}
+	}
+	for _, t := range tools {
 		r.Tools = append(r.Tools, t.Name)
 	}
+	r.toolChars = utf8.RuneCount(raw.Tools)
 	for i, m := range raw.Messages {
 		blocks, err := parseContent(m.Content)
 		if err != nil {
@@ -286,6 +295,14 @@ func (r *Request) ContextChars() int {
 		}
 	}
 	return n
+}
+
+// RequestChars is the size of the whole request, in characters: the system
+// prompt's text, the tool definitions' JSON and the messages (ContextChars).
+// The fake's usage reports it in tokens, as the real API's usage counts the
+// whole request.
+func (r *Request) RequestChars() int {
+	return utf8.RuneCountInString(r.System) + r.toolChars + r.ContextChars()
 }
 
 // Chars is the block's size as ContextChars counts it.
