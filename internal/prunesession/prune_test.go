@@ -20,6 +20,7 @@ import (
 
 	"github.com/flowerhooks/flower/internal/cputime"
 	"github.com/flowerhooks/flower/pkg/transcript"
+	"github.com/flowerhooks/flower/tests/support"
 )
 
 func TestExpiredNote(t *testing.T) {
@@ -229,10 +230,10 @@ func FuzzPrune(f *testing.F) {
 			}
 		}
 		was := map[string]bool{}
-		for _, p := range transcript.Verify(bytes.NewReader(in)) {
+		for _, p := range support.Verify(bytes.NewReader(in)) {
 			was[problemKind(p)] = true
 		}
-		for _, p := range transcript.Verify(bytes.NewReader(out.Bytes())) {
+		for _, p := range support.Verify(bytes.NewReader(out.Bytes())) {
 			if !was[problemKind(p)] {
 				t.Fatalf("the fork is broken in a new way: %s (the input: %v)\n--- in\n%s--- out\n%s", p, was, in, out.Bytes())
 			}
@@ -273,7 +274,7 @@ func onLoops(t *testing.T, b []byte) map[string]bool {
 	return on
 }
 
-// problemKind is a problem transcript.Verify finds, without what differs
+// problemKind is a problem support.Verify finds, without what differs
 // between a transcript and its fork for the same breakage: line numbers,
 // which entry is the newest leaf (removing entries can make another one
 // the newest, whose chain meets the same gap or loop), and which field
