@@ -54,7 +54,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			return err
 		}
 	}
-	copyFile := func(from, to string, isTranscript bool) error {
+	copyOne := func(from, to string, isTranscript bool) error {
 		return copyFile(ctx, from, to, dry, sync, isTranscript, oldID, newID)
 	}
 	// Each copied folder gets its source folder's permission bits: the
@@ -93,7 +93,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 		case rel == transcript.ForkMarker:
 			return nil // the origin of src, not of this fork
 		}
-		return copyFile(path, to, strings.HasSuffix(path, ".jsonl"))
+		return copyOne(path, to, strings.HasSuffix(path, ".jsonl"))
 	})
 	if len(folders) == 0 && !dry {
 		folders = append(folders, folder{tmp, ownerOnly}) // no session folder
@@ -109,7 +109,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			}
 			folders = append(folders, folder{filepath.Dir(to), ownerOnly})
 		}
-		err = copyFile(sub, to, true)
+		err = copyOne(sub, to, true)
 	}
 	if dry {
 		return err

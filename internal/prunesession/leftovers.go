@@ -18,21 +18,13 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// What a run leaves when it is killed, and how the next run clears it.
-//
-// A run writes, in this order: a temporary folder .<new-id>.tmp-* beside
-// the original, renamed to <new-id>/ once it holds the copied session
-// folder and the fork marker; with --trim, the spill folder's name in
-// <new-id>/flower-fork-spills, then spill files named after the fork
-// (spillHint); a temporary file .<new-id>.jsonl.tmp-*, linked to
-// <new-id>.jsonl once whole. Then it removes the list. On SIGINT, SIGTERM
-// or SIGHUP it stops reading (interruptible), removes all of it and exits
-// 1. A SIGKILL leaves what was written so far; the next run that writes a
-// fork into the same project folder removes it once it is older than
-// staleAfter.
-
-// spillList is the file in a fork's folder that names the spill folder of
-// its --trim while its transcript is not yet in place.
+// What a killed run leaves, and how the next run clears it. A run writes,
+// in this order: a temporary folder .<new-id>.tmp-*, renamed to <new-id>/
+// once it holds the copied session folder and the fork marker; with --trim,
+// the spill folder's name in <new-id>/flower-fork-spills (spillList), then
+// spill files named after the fork (spillHint); a temporary file
+// .<new-id>.jsonl.tmp-*, linked to <new-id>.jsonl once whole; then it
+// removes the list.
 const spillList = "flower-fork-spills"
 
 // staleAfter is how long a leftover must have gone unmodified before a run

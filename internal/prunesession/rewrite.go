@@ -63,15 +63,12 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 			return err
 		}
 		n := int32(rd.Line())
-		for len(edits) > 0 && edits[0].line < n {
-			edits = edits[1:]
+		var mine []edit
+		for ; len(edits) > 0 && edits[0].line <= n; edits = edits[1:] {
+			if edits[0].line == n {
+				mine = append(mine, edits[0])
+			}
 		}
-		k := 0
-		for k < len(edits) && edits[k].line == n {
-			k++
-		}
-		mine := edits[:k]
-		edits = edits[k:]
 		for len(far) > 0 && far[0] < n {
 			far = far[1:]
 		}
@@ -201,21 +198,17 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 }
 
 // setSessionID appends to dst the line with the fork's session id: in the
-// top-level sessionId, whatever it held (an entry of the fork is the
-// fork's), and wherever else the original's id stands as the value of a
-// field whose name holds "session": session_id beside sessionId (CLI
-// 2.1.2xx), a hook payload an attachment carries, a tool's structured
-// output, a field of a later version. What the model read (message) is left
-// as it was: a fork changes what it says only where a rule does. The other
-// fields are looked at only in the lines that hold the id elsewhere than in
-// sessionId, and replaced where they stand: sjson's paths name some keys
-// wrongly (a leading ':', a backslash) and find only the first of a key
-// written twice (JSON.parse takes the last).
+// top-level sessionId, whatever it held, and wherever else the original's
+// id is the value of a field whose name holds "session" (session_id, a hook
+// payload an attachment carries, a tool's structured output), but in what
+// the model read (message). The values are replaced where they stand, not
+// through sjson's paths, which name some keys wrongly (a leading ':', a
+// backslash) and find only the first of a key written twice.
 //
 // oldID is the session's by its file's name. A copy another tool renamed
-// (full.jsonl, raw_messages.jsonl) or named after another session carries
-// the session's id in its lines only: a line's own sessionId, when it is
-// another UUID, is replaced wherever it stands as oldID is.
+// (full.jsonl, raw_messages.jsonl) carries the session's id in its lines
+// only: a line's own sessionId, when it is another UUID, is replaced
+// wherever it stands as oldID is.
 func setSessionID(dst, line []byte, oldID, newID string) []byte {
 	own := gjson.GetBytes(line, "sessionId")
 	ids := []string{oldID}
