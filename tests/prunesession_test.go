@@ -17,6 +17,7 @@ import (
 
 	"github.com/flowerhooks/flower/internal/prunesession"
 	"github.com/flowerhooks/flower/pkg/transcript"
+	"github.com/flowerhooks/flower/tests/support"
 )
 
 func TestPruneSessionGolden(t *testing.T) { runGolden(t, "prune-session", prunesession.Main) }
@@ -110,7 +111,7 @@ func TestPruneSessionRedLine(t *testing.T) {
 			t.Parallel()
 			g := newGen(seed)
 			in := g.transcript()
-			if problems := transcript.Verify(bytes.NewReader(in)); len(problems) > 0 {
+			if problems := support.Verify(bytes.NewReader(in)); len(problems) > 0 {
 				t.Fatalf("the generated transcript is already broken: %v\n%s", problems, in)
 			}
 			dir := t.TempDir()
@@ -142,7 +143,7 @@ func TestPruneSessionRedLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if problems := transcript.Verify(bytes.NewReader(out)); len(problems) > 0 {
+			if problems := support.Verify(bytes.NewReader(out)); len(problems) > 0 {
 				t.Fatalf("the fork breaks the red line: %v\n--- in\n%s--- out\n%s", problems, in, out)
 			}
 			if bytes.Contains(out, []byte(oldID)) {
@@ -410,10 +411,10 @@ func TestPruneSessionRealTranscripts(t *testing.T) {
 	}
 }
 
-// verifyKinds is what transcript.Verify finds in b, without line numbers.
+// verifyKinds is what support.Verify finds in b, without line numbers.
 func verifyKinds(b []byte) []string {
 	var out []string
-	for _, p := range transcript.Verify(bytes.NewReader(b)) {
+	for _, p := range support.Verify(bytes.NewReader(b)) {
 		out = append(out, regexp.MustCompile(`^line \d+: `).ReplaceAllString(p, ""))
 	}
 	return out

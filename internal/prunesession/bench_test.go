@@ -50,7 +50,7 @@ func BenchmarkPlan(b *testing.B) {
 	data := benchTranscript(benchTranscriptBytes)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := buildPlan(bytes.NewReader(data), benchOptions); err != nil {
+		if _, err := readPlan(bytes.NewReader(data), benchOptions); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,7 +59,7 @@ func BenchmarkPlan(b *testing.B) {
 // BenchmarkRewrite is pass two, into io.Discard.
 func BenchmarkRewrite(b *testing.B) {
 	data := benchTranscript(benchTranscriptBytes)
-	p, err := buildPlan(bytes.NewReader(data), benchOptions)
+	p, err := readPlan(bytes.NewReader(data), benchOptions)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,21 +31,21 @@ func newSessionID() (string, error) {
 
 var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
+// ownerOnly is the mode of a copied folder while it is filled.
+const ownerOnly fs.FileMode = 0o700
+
 // copySessionDir copies the session folder src (subagent transcripts and
-// whatever else Claude Code keeps there) to dst, rewriting the session id in
-// every .jsonl file, which must parse as the main transcript does, and puts
-// in it a transcript.ForkMarker naming oldID (in place of the marker of src,
-// when src is a fork itself). The subagent transcripts beside go to its
-// subagents/ folder. The copy is built in a temporary folder beside
-// dst and renamed into place, so dst appears whole or not at all. With dst
-// "" nothing is written: the files are only checked (a dry run). A missing
-// src gives a dst holding the marker alone.
+// whatever else Claude Code keeps there) to dst, giving every .jsonl file,
+// which must parse as the main transcript does, the fork's session id, and
+// puts in it a transcript.ForkMarker naming oldID (in place of the marker
+// of src, when src is a fork itself). The subagent transcripts beside go to
+// its subagents/ folder. The copy is built in a temporary folder beside dst
+// and renamed into place, so dst appears whole or not at all. With dst ""
+// nothing is written: the files are only checked (a dry run). A missing src
+// gives a dst holding the marker alone.
 func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID, newID string, sync bool) error {
-	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
-		src = ""
-	}
-	tmp := ""
-	if dst != "" {
+	dry, tmp := dst == "", ""
+	if !dry {
 		if _, err := os.Lstat(dst); err == nil {
 			return fmt.Errorf("%s already exists", dst)
 		}
@@ -54,159 +54,147 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			return err
 		}
 	}
+	copyOne := func(from, to string, isTranscript bool) error {
+		return copyFile(ctx, from, to, dry, sync, isTranscript, oldID, newID)
+	}
 	// Each copied folder gets its source folder's permission bits: the
-	// fork is as private (or as shared) as the session it came from, which
-	// a fixed mode would widen or narrow. They are set once the folders
-	// are filled, deepest first, so that a source folder without write
-	// permission can still be copied; until then a folder is the owner's
-	// alone (0o700, as MkdirTemp makes the top one). Files are written
-	// 0o600 as the fork's transcript is: transcripts are private.
-	type dirPerm struct {
+	// fork is as private (or as shared) as the session it came from. They
+	// are set once the folders are filled, deepest first, so that a source
+	// folder without write permission can still be copied; until then a
+	// folder is the owner's alone. Files are written 0o600, as transcripts
+	// are private.
+	type folder struct {
 		path string
 		perm fs.FileMode
 	}
-	var perms []dirPerm
-	var err error
-	if src != "" {
-		err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	var folders []folder
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(tmp, rel)
+		switch {
+		case err != nil && path == src && errors.Is(err, fs.ErrNotExist):
+			return nil // no session folder
+		case err != nil:
+			return err
+		case d.IsDir() && dry:
+			return nil
+		case d.IsDir():
+			info, err := d.Info()
 			if err != nil {
 				return err
 			}
-			rel, _ := filepath.Rel(src, path)
-			to := filepath.Join(tmp, rel)
-			switch {
-			case d.IsDir():
-				if tmp == "" {
-					return nil
-				}
-				info, err := d.Info()
-				if err != nil {
-					return err
-				}
-				perms = append(perms, dirPerm{to, info.Mode().Perm()})
-				if rel == "." {
-					return nil
-				}
-				return os.Mkdir(to, ownerOnly)
-			case !d.Type().IsRegular():
-				return nil // sockets, links: nothing a resume reads
-			case rel == transcript.ForkMarker:
-				return nil // the origin of src, not of this fork
+			folders = append(folders, folder{to, info.Mode().Perm()})
+			if rel == "." {
+				return nil
 			}
-			return copyFile(ctx, path, to, tmp == "", sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
-		})
+			return os.Mkdir(to, ownerOnly)
+		case !d.Type().IsRegular():
+			return nil // sockets, links: nothing a resume reads
+		case rel == transcript.ForkMarker:
+			return nil // the origin of src, not of this fork
+		}
+		return copyOne(path, to, strings.HasSuffix(path, ".jsonl"))
+	})
+	if len(folders) == 0 && !dry {
+		folders = append(folders, folder{tmp, ownerOnly}) // no session folder
 	}
 	for _, sub := range beside {
 		if err != nil {
 			break
 		}
 		to := filepath.Join(tmp, "subagents", filepath.Base(sub))
-		if _, serr := os.Stat(filepath.Dir(to)); tmp != "" && errors.Is(serr, fs.ErrNotExist) {
+		if _, serr := os.Stat(filepath.Dir(to)); !dry && errors.Is(serr, fs.ErrNotExist) {
 			if err = os.Mkdir(filepath.Dir(to), ownerOnly); err != nil {
 				break
 			}
-			perms = append(perms, dirPerm{filepath.Dir(to), ownerOnly})
+			folders = append(folders, folder{filepath.Dir(to), ownerOnly})
 		}
-		err = copyFile(ctx, sub, to, tmp == "", sync, true, oldID, newID)
+		err = copyOne(sub, to, true)
 	}
-	if err == nil && tmp != "" {
-		err = writeNew(sync)(filepath.Join(tmp, transcript.ForkMarker), 0o600, func(w io.Writer) error {
+	if dry {
+		return err
+	}
+	if err == nil {
+		err = atomicfile.WriteNew(filepath.Join(tmp, transcript.ForkMarker), 0o600, sync, func(w io.Writer) error {
 			_, err := w.Write(transcript.ForkMarkerJSON(oldID))
 			return err
 		})
 	}
-	for i := len(perms) - 1; i >= 0 && err == nil; i-- {
+	for i := len(folders) - 1; i >= 0 && err == nil; i-- {
 		if sync {
-			err = syncDir(perms[i].path) // its entries: the copied files' names
+			err = syncDir(folders[i].path) // its entries: the copied files' names
 		}
 		if err == nil {
-			err = os.Chmod(perms[i].path, perms[i].perm)
+			err = os.Chmod(folders[i].path, folders[i].perm)
 		}
 	}
-	if err == nil && sync && tmp != "" && len(perms) == 0 {
-		err = syncDir(tmp) // no session folder to copy: the marker alone
-	}
-	if err == nil && tmp != "" {
+	if err == nil {
 		err = os.Rename(tmp, dst)
 	}
-	if err != nil && tmp != "" {
-		// Folders already given a read-only mode would keep RemoveAll
-		// from emptying them.
+	if err != nil {
 		removeTree(tmp)
 	}
 	return err
 }
 
-// writeNew is how the fork's files are created: atomically, and fsynced
-// only with --sync (see the package doc).
-func writeNew(sync bool) func(string, fs.FileMode, func(io.Writer) error) error {
-	return func(path string, perm fs.FileMode, fill func(io.Writer) error) error {
-		return atomicfile.WriteNew(path, perm, sync, fill)
-	}
-}
-
-// ownerOnly is the mode of a copied folder while it is filled.
-const ownerOnly fs.FileMode = 0o700
-
 // copyFile copies one file of the session folder; a transcript is checked
-// line by line and gets the new session id.
+// line by line and gets the new session id. On a dry run it is only read.
 func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
 	in, closeIn, err := openInterruptible(ctx, src)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	var out io.Writer = io.Discard
-	var f *os.File
-	if !dry {
-		if f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+	copyTo := func(w io.Writer) error {
+		if !isTranscript {
+			_, err := io.Copy(w, in)
 			return err
 		}
-		defer f.Close()
-		out = f
-	}
-	if !isTranscript {
-		if _, err := io.Copy(out, in); err != nil {
-			return err
+		if err := copyTranscript(in, w, oldID, newID); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
 		}
-	} else if err := copyTranscript(in, out, oldID, newID); err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return nil
 	}
-	if f != nil {
-		if sync {
-			if err := f.Sync(); err != nil {
-				return err
-			}
-		}
-		return f.Close()
+	if dry {
+		return copyTo(io.Discard)
 	}
-	return nil
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	err = copyTo(f)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // copyTranscript copies a subagent transcript line by line, checking that
 // each parses and giving it the fork's session id. It ends in a newline
 // when the original does.
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
-	w := bufio.NewWriterSize(out, writeBufferSize)
-	var read digest
+	w := bufio.NewWriterSize(out, 64<<10)
+	var read tally
 	var line []byte
 	err := transcript.Scan(io.TeeReader(in, &read), func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
 			return err
 		}
-		if line, err = setSessionID(append(line[:0], e.Raw...), oldID, newID); err != nil {
-			return err
-		}
 		if n > 1 {
 			w.WriteByte('\n')
 		}
+		line = setSessionID(line[:0], e.Raw, oldID, newID)
 		_, err = w.Write(line)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	if read.n > 0 && read.last == '\n' {
+	if read.last == '\n' {
 		w.WriteByte('\n')
 	}
 	return w.Flush()

@@ -18,23 +18,13 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// What a run leaves when it is killed, and how the next run clears it.
-//
-// A run writes, in this order: a temporary folder .<new-id>.tmp-* beside
-// the original, renamed to <new-id>/ once it holds the copied session
-// folder and the fork marker; with --trim, the spill folder's name in
-// <new-id>/flower-fork-spills, then spill files named after the fork
-// (spillHint); a temporary file
-// .<new-id>.jsonl.tmp-*, linked to <new-id>.jsonl once whole. Then it
-// removes the list. On SIGINT, SIGTERM or SIGHUP it stops reading (see
-// interruptible), removes all of it and exits 1. A SIGKILL leaves what was
-// written so far; the next run that writes a fork into the same project
-// folder removes it once it is older than staleAfter: a temporary file or
-// folder of a fork, a fork folder without its transcript (with its spill
-// files in the folders its list names), or a list whose fork is whole.
-
-// spillList is the file in a fork's folder that names the spill folder of
-// its --trim while its transcript is not yet in place.
+// What a killed run leaves, and how the next run clears it. A run writes,
+// in this order: a temporary folder .<new-id>.tmp-*, renamed to <new-id>/
+// once it holds the copied session folder and the fork marker; with --trim,
+// the spill folder's name in <new-id>/flower-fork-spills (spillList), then
+// spill files named after the fork (spillHint); a temporary file
+// .<new-id>.jsonl.tmp-*, linked to <new-id>.jsonl once whole; then it
+// removes the list.
 const spillList = "flower-fork-spills"
 
 // staleAfter is how long a leftover must have gone unmodified before a run
@@ -82,9 +72,11 @@ var leftover = regexp.MustCompile(`^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 // eight>-<tool_use id>.txt, -2, -3 … when taken) and their temporary files.
 var spillName = regexp.MustCompile(`^\.?prune-[A-Za-z0-9_-]+\.txt(\.tmp-.*)?$`)
 
-// removeStale removes the leftovers of killed runs from the project folder
-// (see the top of this file). It is best effort: what it cannot remove
-// stays for the next run.
+// removeStale removes the leftovers of killed runs from the project folder:
+// a temporary file or folder of a fork, a fork folder without its
+// transcript (with its spill files in the folders its list names), or a
+// list whose fork is whole. It is best effort: what it cannot remove stays
+// for the next run.
 func removeStale(project string, now time.Time) {
 	entries, err := os.ReadDir(project)
 	if err != nil {
@@ -124,8 +116,8 @@ func removeStale(project string, now time.Time) {
 
 // removeListed removes, in each folder the fork's list names, the spill
 // files named after the fork (spillHint) and the temporary files no running
-// writer owns, through a handle on the folder. The list is read as data: only regular
-// files named as --trim names this fork's are removed.
+// writer owns, through a handle on the folder. The list is read as data:
+// only regular files named as --trim names this fork's are removed.
 func removeListed(list, forkID string) {
 	f, err := transcript.Open(list)
 	if err != nil {

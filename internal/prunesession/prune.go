@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
@@ -138,7 +139,7 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 	if transcript.IsSubagentFile(src) {
 		return nil, fmt.Errorf("%s: %w (nothing written)", src, errSubagent)
 	}
-	p, err := readPlan(ctx, src, o)
+	p, err := planFile(ctx, src, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
 	}
@@ -160,7 +161,7 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 			beside = append(beside, sub)
 		}
 	}
-	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry, sync: o.sync, list: filepath.Join(dstDir, spillList)}
+	rw := &rewriter{p: p, oldID: oldID, newID: newID, writeSpills: !dry, list: filepath.Join(dstDir, spillList)}
 	run := func(w io.Writer) error {
 		r, closeSrc, err := openInterruptible(ctx, src)
 		if err != nil {
@@ -184,18 +185,20 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		if err := run(io.Discard); err != nil {
 			return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
 		}
-		return newReport(src, "", oldID, p, rw, o, dry), nil
+		return newReport(src, "", oldID, p, rw, dry), nil
 	}
 	removeStale(filepath.Dir(dst), time.Now())
 	// The folder first: when the transcript appears, all it refers to is there.
 	if err := copySessionDir(ctx, transcript.SessionDir(src), dstDir, beside, oldID, newID, o.sync); err != nil {
 		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
 	}
-	err = writeNew(o.sync)(dst, 0o600, run)
+	err = atomicfile.WriteNew(dst, 0o600, o.sync, run)
 	if err == nil && o.sync {
 		// The files are synced; their names are entries of folders, which
 		// need a sync of their own to be on disk too.
-		err = syncDirs(filepath.Dir(dst), p.spillDir, len(rw.spilled) > 0)
+		if err = syncDir(filepath.Dir(dst)); err == nil && len(rw.spilled) > 0 {
+			err = syncDir(p.spillDir)
+		}
 		if err != nil {
 			os.Remove(dst)
 		}
@@ -210,19 +213,17 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 	}
 	// The fork is whole: its spill files are its own now.
 	os.Remove(rw.list)
-	return newReport(src, dst, newID, p, rw, o, false), nil
+	return newReport(src, dst, newID, p, rw, false), nil
 }
 
-// syncDirs syncs the project folder, which holds the fork and its session
-// folder, and the spill folder when spilled.
-func syncDirs(project, spillDir string, spilled bool) error {
-	if err := syncDir(project); err != nil {
-		return err
+// planFile is readPlan of the transcript at path.
+func planFile(ctx context.Context, path string, o options) (*plan, error) {
+	r, closeSrc, err := openInterruptible(ctx, path)
+	if err != nil {
+		return nil, err
 	}
-	if spilled {
-		return syncDir(spillDir)
-	}
-	return nil
+	defer closeSrc()
+	return readPlan(r, o)
 }
 
 // syncDir fsyncs the folder dir: its entries (names of files linked or
@@ -234,13 +235,4 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
-}
-
-func readPlan(ctx context.Context, path string, o options) (*plan, error) {
-	r, closeSrc, err := openInterruptible(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer closeSrc()
-	return buildPlan(r, o)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flowerhooks/flower/pkg/transcript"
 	"github.com/flowerhooks/flower/tests/cputime"
+	"github.com/flowerhooks/flower/tests/support"
 )
 
 func TestExpiredNote(t *testing.T) {
@@ -70,7 +71,8 @@ func TestExpiredNoteShape(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	p := &plan{dropped: map[string]string{"b": "a", "c": "b", "r": "", "x": "y", "y": "x"}}
+	p := &plan{}
+	p.dropped = map[string]string{"b": "a", "c": "b", "r": "", "x": "y", "y": "x"}
 	tests := map[string]string{"a": "a", "b": "a", "c": "a", "r": "", "x": "", "z": "z"}
 	for in, want := range tests {
 		if got := p.resolve(in); got != want {
@@ -111,10 +113,7 @@ func TestSetSessionID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := setSessionID([]byte(tt.in), oldID, newID)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := setSessionID(nil, []byte(tt.in), oldID, newID)
 			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -143,12 +142,8 @@ func TestSetSessionIDBounded(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		var got []byte
-		var err error
-		took := cputime.Of(func() { got, err = setSessionID([]byte(tt.in), oldID, newID) })
+		took := cputime.Of(func() { got = setSessionID(nil, []byte(tt.in), oldID, newID) })
 		runtime.ReadMemStats(&after)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
 		if n := bytes.Count(got, []byte(newID)); n != tt.want {
 			t.Errorf("%s: %d fields rewritten, want %d", tt.name, n, tt.want)
 		}
@@ -207,7 +202,7 @@ func FuzzPrune(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, keep uint8) {
 		o := options{keepRecent: int(keep % 3), keepDenials: int(keep % 2), trim: true, trimMin: 3, trimKeep: int(keep % 2), spillDir: t.TempDir()}
-		p, err := buildPlan(bytes.NewReader(in), o)
+		p, err := readPlan(bytes.NewReader(in), o)
 		if err != nil {
 			return
 		}
@@ -229,10 +224,10 @@ func FuzzPrune(f *testing.F) {
 			}
 		}
 		was := map[string]bool{}
-		for _, p := range transcript.Verify(bytes.NewReader(in)) {
+		for _, p := range support.Verify(bytes.NewReader(in)) {
 			was[problemKind(p)] = true
 		}
-		for _, p := range transcript.Verify(bytes.NewReader(out.Bytes())) {
+		for _, p := range support.Verify(bytes.NewReader(out.Bytes())) {
 			if !was[problemKind(p)] {
 				t.Fatalf("the fork is broken in a new way: %s (the input: %v)\n--- in\n%s--- out\n%s", p, was, in, out.Bytes())
 			}
@@ -273,7 +268,7 @@ func onLoops(t *testing.T, b []byte) map[string]bool {
 	return on
 }
 
-// problemKind is a problem transcript.Verify finds, without what differs
+// problemKind is a problem support.Verify finds, without what differs
 // between a transcript and its fork for the same breakage: line numbers,
 // which entry is the newest leaf (removing entries can make another one
 // the newest, whose chain meets the same gap or loop), and which field
@@ -398,7 +393,8 @@ func TestCopySessionDirMarker(t *testing.T) {
 // reuses its line buffers many times over: whatever the plan keeps from a
 // line (a glance's command, ids, the session id) must be its own copy, or
 // a later line overwrites it. Each expiry note must quote the command of
-// its own call, and every line must carry the fork's id.
+// its own call, each trimmed result's spill file must be named after its
+// own call, and every line must carry the fork's id.
 func TestLongTranscript(t *testing.T) {
 	const oldID, newID = "0b0b0b0b-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
 	dir := t.TempDir()
@@ -410,7 +406,8 @@ func TestLongTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"--session-id", newID, src}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+	args := []string{"--session-id", newID, "--trim", "--trim-min", "1000", "--trim-keep", "0", "--spill-dir", filepath.Join(dir, "spill"), src}
+	if code := Main(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	out, err := os.ReadFile(filepath.Join(dir, newID+".jsonl"))
@@ -418,7 +415,7 @@ func TestLongTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	commands := map[string]string{}
-	notes := 0
+	notes, trims := 0, 0
 	for i, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
 		if sid := gjson.Get(line, "sessionId").Str; sid != newID {
 			t.Fatalf("line %d: sessionId %q, want %q", i+1, sid, newID)
@@ -429,6 +426,12 @@ func TestLongTranscript(t *testing.T) {
 				commands[b.Get("id").Str] = b.Get("input.command").Str
 			case "tool_result":
 				body := b.Get("content").Str
+				if strings.HasPrefix(body, "[Spilled") {
+					trims++
+					if name := "/prune-22222222-" + b.Get("tool_use_id").Str + ".txt."; !strings.Contains(body, name) {
+						t.Fatalf("line %d: the pointer %.300q names another file than %q", i+1, body, name)
+					}
+				}
 				if !strings.Contains(body, " expired; state may have changed") {
 					continue
 				}
@@ -439,7 +442,7 @@ func TestLongTranscript(t *testing.T) {
 			}
 		}
 	}
-	if notes < 500 {
-		t.Fatalf("%d expiry notes, want the transcript's hundreds", notes)
+	if notes < 500 || trims < 300 {
+		t.Fatalf("%d expiry notes and %d trimmed results, want the transcript's hundreds of each", notes, trims)
 	}
 }

@@ -15,8 +15,9 @@ type report struct {
 
 // newReport reports a run on src: a fork written to dst as id, or, when
 // the plan changes nothing, no fork (resume is then the original's id).
-func newReport(src, dst, id string, p *plan, rw *rewriter, o options, dry bool) *report {
+func newReport(src, dst, id string, p *plan, rw *rewriter, dry bool) *report {
 	r := &report{resume: id}
+	o := p.o
 	add := func(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }
 	switch {
 	case !p.changes() && dry:
@@ -38,12 +39,12 @@ func newReport(src, dst, id string, p *plan, rw *rewriter, o options, dry bool) 
 		add("  trimmed   off (--trim)")
 	}
 	// What a resume sends: the main thread after the last compaction, and
-	// what that compaction kept from before it (compact.go).
-	before := p.charsBefore
-	turns := p.turns
+	// what that compaction kept from before it.
+	before, turns, keptTurns := p.charsBefore, p.turns, 0
 	if rw.kept != nil {
 		before += rw.kept.chars
-		turns += rw.kept.turns
+		keptTurns = rw.kept.turns
+		turns += keptTurns
 	}
 	after := before - p.charsGone + rw.delta
 	change := ""
@@ -53,8 +54,8 @@ func newReport(src, dst, id string, p *plan, rw *rewriter, o options, dry bool) 
 	add("  chars     %d -> %d%s in the %s a resume sends", before, after, change, plural(turns, "turn"))
 	if p.compactions > 0 {
 		sent := "none of them"
-		if k := rw.kept.turnsOrZero(); k > 0 {
-			sent = fmt.Sprintf("the %d it kept", k)
+		if keptTurns > 0 {
+			sent = fmt.Sprintf("the %d it kept", keptTurns)
 		}
 		add("  compacted %s: %s before the last one, left as they are; a resume sends %s",
 			plural(p.compactions, "time"), plural(p.turnsBefore, "turn"), sent)

@@ -20,40 +20,35 @@ import (
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
-// rewriter is pass two: it streams the transcript again and writes every
-// kept line, changed where the plan says, with the fork's session id.
+// rewriter is pass two: it reads the transcript again and writes every kept
+// line, changed where the plan says, with the fork's session id.
 type rewriter struct {
 	p            *plan
 	oldID, newID string
 	writeSpills  bool          // false on a dry run
-	sync         bool          // fsync the spill files
 	folder       *spill.Folder // the spill folder, opened at the first spill
-	delta        int64         // body characters added (negative: removed) by replacements
-	// spilled are the spill files written for --trim, removed again when
-	// the fork cannot be written: they would only copy results of a fork
-	// that does not exist.
+	// spilled are the spill files written, removed again when the fork
+	// cannot be written: they would only copy results of a fork that does
+	// not exist.
 	spilled []string
 	// list is the fork's spill list (leftovers.go), opened at the first
-	// spill file.
+	// spill.
 	list     string
 	listFile *os.File
-	scratch  []byte // the line being rewritten, kept for its capacity
-	// kept is what a resume sends of the part before the last compaction.
-	kept *kept
+	delta    int64  // body characters added (negative: removed) by replacements
+	kept     *kept  // what a resume sends of the part before the last compaction
+	buf      []byte // the line written, kept for its capacity
 }
 
-// writeBufferSize batches the fork into large writes.
-const writeBufferSize = 64 << 10
-
-// rewrite copies src to dst following the plan. It reads what pass one read
+// rewrite copies src to dst as the plan says. It reads what pass one read
 // and no more: a live session may have appended lines since, which pass one
 // has not checked. When those bytes are no longer the ones pass one read,
 // it returns errChanged.
 func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
-	var read digest
+	var read tally
 	rd := transcript.NewReader(io.TeeReader(io.LimitReader(src, rw.p.size), &read))
-	w := bufio.NewWriterSize(dst, writeBufferSize)
-	gone, edits, far := rw.p.gone, rw.p.edits, rw.p.farRefs
+	w := bufio.NewWriterSize(dst, 64<<10)
+	edits, far := rw.p.edits, rw.p.far
 	rw.kept = newKept(rw.p.keeps)
 	written := 0
 	for {
@@ -61,8 +56,7 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		var le *transcript.LineError
-		if errors.As(err, &le) {
+		if errors.As(err, new(*transcript.LineError)) {
 			return errChanged // pass one read no such line
 		}
 		if err != nil {
@@ -70,19 +64,15 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		}
 		n := int32(rd.Line())
 		var mine []edit
-		for len(edits) > 0 && edits[0].line <= n {
+		for ; len(edits) > 0 && edits[0].line <= n; edits = edits[1:] {
 			if edits[0].line == n {
 				mine = append(mine, edits[0])
 			}
-			edits = edits[1:]
-		}
-		for len(gone) > 0 && gone[0] < n {
-			gone = gone[1:]
 		}
 		for len(far) > 0 && far[0] < n {
 			far = far[1:]
 		}
-		if len(gone) > 0 && gone[0] == n {
+		if slices.ContainsFunc(mine, func(e edit) bool { return e.kind == dropLine }) {
 			continue
 		}
 		if n < rw.p.cut {
@@ -115,46 +105,23 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 // longer as it read them.
 var errChanged = errors.New("the transcript changed while it was read: run again")
 
-// line returns a kept line as the fork holds it: its edits made (bodies
-// replaced first, while the block indexes still hold, then blocks removed
-// from the last to the first), references to dropped entries relinked, and
-// the fork's session id. far says whether the line sets logicalParentUuid
-// or leafUuid.
-func (rw *rewriter) line(raw []byte, edits []edit, far bool) ([]byte, error) {
-	out := append(rw.scratch[:0], raw...)
+// line returns a kept line as the fork holds it: its bodies replaced (first,
+// while the block indexes still hold), its blocks removed (from the last to
+// the first), references to dropped entries relinked, and the fork's
+// session id. far says whether the line sets logicalParentUuid or leafUuid.
+func (rw *rewriter) line(out []byte, edits []edit, far bool) ([]byte, error) {
 	var err error
 	var remove []int
 	for _, e := range edits {
 		if e.kind == removeBlock {
 			remove = append(remove, int(e.block))
-			continue
-		}
-		path := fmt.Sprintf("message.content.%d.content", e.block)
-		var text string
-		switch e.kind {
-		case noteInterrupted:
-			text = interruptedNote
-		case noteExpired:
-			text = expiredNote(rw.p.notes[e.text], int(e.turnsAgo))
-		case trimBody:
-			if text, err = rw.spill(bodyText(gjson.GetBytes(out, path)), spillHint(rw.newID, rw.p.hints[e.text])); err != nil {
-				return nil, err
-			}
-		}
-		body, _ := json.Marshal(text)
-		if out, err = sjson.SetRawBytes(out, path, body); err != nil {
+		} else if out, err = rw.replace(out, e); err != nil {
 			return nil, err
-		}
-		rw.delta += int64(utf8.RuneCountInString(text) - int(e.oldChars))
-		if e.single {
-			if out, err = patchToolUseResult(out, body); err != nil {
-				return nil, err
-			}
 		}
 	}
 	slices.Sort(remove)
-	for i := len(remove) - 1; i >= 0; i-- {
-		if out, err = sjson.DeleteBytes(out, fmt.Sprintf("message.content.%d", remove[i])); err != nil {
+	for _, b := range slices.Backward(remove) {
+		if out, err = sjson.DeleteBytes(out, fmt.Sprintf("message.content.%d", b)); err != nil {
 			return nil, err
 		}
 	}
@@ -163,32 +130,59 @@ func (rw *rewriter) line(raw []byte, edits []edit, far bool) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out, err = setSessionID(out, rw.oldID, rw.newID)
-	// The edits return new slices; the scratch buffer keeps the largest
-	// line's capacity.
-	if cap(out) > cap(rw.scratch) {
-		rw.scratch = out[:0]
-	}
-	return out, err
+	rw.buf = setSessionID(rw.buf[:0], out, rw.oldID, rw.newID)
+	return rw.buf, nil
 }
 
-// relinkFields are the fields that name another entry by uuid, parentUuid
-// first.
-var relinkFields = [...]string{"parentUuid", "logicalParentUuid", "leafUuid"}
+// replace replaces the body of a tool_result as e says.
+func (rw *rewriter) replace(out []byte, e edit) ([]byte, error) {
+	path := fmt.Sprintf("message.content.%d.content", e.block)
+	var text string
+	switch e.kind {
+	case noteInterrupted:
+		text = InterruptedNote
+	case noteExpired:
+		text = expiredNote(e.text, int(e.turnsAgo))
+	case trimBody:
+		var err error
+		if text, err = rw.spill(bodyText(gjson.GetBytes(out, path)), spillHint(rw.newID, e.text)); err != nil {
+			return nil, err
+		}
+	}
+	rw.delta += int64(utf8.RuneCountInString(text) - int(e.oldChars))
+	body, _ := json.Marshal(text)
+	out, err := sjson.SetRawBytes(out, path, body)
+	if err != nil || !e.single {
+		return out, err
+	}
+	// toolUseResult, the structured output Claude Code shows in its own
+	// interface, tells the same story: a string (how Claude Code stores
+	// errors) becomes the text, a Bash output object gets it as its stdout.
+	// Other tools' objects are left as they are: their schema is the
+	// tool's, Claude Code does not send them to the model, and a hand-made
+	// one could break the interface's renderer.
+	switch v := gjson.GetBytes(out, "toolUseResult"); {
+	case v.Type == gjson.String:
+		return sjson.SetRawBytes(out, "toolUseResult", body)
+	case v.IsObject() && v.Get("stdout").Type == gjson.String:
+		if out, err = sjson.SetRawBytes(out, "toolUseResult.stdout", body); err != nil {
+			return nil, err
+		}
+		return sjson.SetRawBytes(out, "toolUseResult.stderr", []byte(`""`))
+	}
+	return out, nil
+}
 
 // relink points references to dropped entries at their nearest kept
 // ancestor (null when there is none).
 func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
-	fields := relinkFields[:]
+	fields := []string{"parentUuid", "logicalParentUuid", "leafUuid"}
 	if !far {
 		fields = fields[:1]
 	}
 	for _, f := range fields {
 		v := gjson.GetBytes(out, f)
-		if v.Type != gjson.String {
-			continue
-		}
-		if _, gone := rw.p.dropped[v.Str]; !gone {
+		if _, gone := rw.p.dropped[v.Str]; v.Type != gjson.String || !gone {
 			continue
 		}
 		to := []byte("null")
@@ -203,136 +197,85 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 	return out, nil
 }
 
-// setSessionID gives a line the fork's session id: in the top-level
-// sessionId, whatever it held (an entry of the fork is the fork's), and
-// wherever else the original's id stands as the value of a field whose name
-// holds "session": session_id beside sessionId (CLI 2.1.2xx), a hook
-// payload an attachment carries, a tool's structured output, a field of a
-// later version. What the model read (message) is left as it was: a fork
-// changes what it says only where a rule does. sessionId is on every line, so it
-// is overwritten where it stands when both ids are UUIDs written without
-// escapes; the rest is looked for only in the lines that still hold the id
-// (a search costs a tenth of a walk), down to maxSessionDepth, and replaced
-// where it stands: sjson's paths name some keys wrongly (it read a
-// leading ':' as its own mark and added a field "key" beside ":key", and
-// missed a key holding a backslash), it finds only the first of a key
-// written twice (JSON.parse takes the last), and each of its edits copies
-// the line.
+// setSessionID appends to dst the line with the fork's session id: in the
+// top-level sessionId, whatever it held, and wherever else the original's
+// id is the value of a field whose name holds "session" (session_id, a hook
+// payload an attachment carries, a tool's structured output), but in what
+// the model read (message). The values are replaced where they stand, not
+// through sjson's paths, which name some keys wrongly (a leading ':', a
+// backslash) and find only the first of a key written twice.
 //
 // oldID is the session's by its file's name. A copy another tool renamed
-// (full.jsonl, raw_messages.jsonl) or named after another session carries
-// the session's id in its lines only: a line's own sessionId, when it is
-// another UUID found elsewhere in the line, is replaced as oldID is.
-func setSessionID(out []byte, oldID, newID string) ([]byte, error) {
-	own := gjson.GetBytes(out, "sessionId")
-	if own.Type != gjson.String {
-		return replaceSessionFields(out, oldID, newID)
+// (full.jsonl, raw_messages.jsonl) carries the session's id in its lines
+// only: a line's own sessionId, when it is another UUID, is replaced
+// wherever it stands as oldID is.
+func setSessionID(dst, line []byte, oldID, newID string) []byte {
+	own := gjson.GetBytes(line, "sessionId")
+	ids := []string{oldID}
+	if own.Type == gjson.String && own.Str != oldID && own.Str != newID && uuidShape.MatchString(own.Str) {
+		ids = append(ids, own.Str)
 	}
-	renamed := "" // gjson.GetBytes copies what it returns: out may change below
-	if own.Str != oldID && own.Str != newID && uuidShape.MatchString(own.Str) {
-		renamed = own.Str
+	var at []span
+	if own.Type == gjson.String {
+		at = append(at, spanOf(own))
 	}
-	out, err := setTopString(out, "sessionId", own, newID)
-	if err != nil {
-		return nil, err
-	}
-	if out, err = replaceSessionFields(out, oldID, newID); err != nil || renamed == "" {
-		return out, err
-	}
-	return replaceSessionFields(out, renamed, newID)
-}
-
-// replaceSessionFields replaces oldID, where setSessionID looks for it
-// beside the top-level sessionId: session_id, and the fields below.
-func replaceSessionFields(out []byte, oldID, newID string) ([]byte, error) {
-	if !bytes.Contains(out, []byte(oldID)) {
-		return out, nil
-	}
-	if v := gjson.GetBytes(out, "session_id"); v.Type == gjson.String && v.Str == oldID {
-		var err error
-		if out, err = setTopString(out, "session_id", v, newID); err != nil || !bytes.Contains(out, []byte(oldID)) {
-			return out, err
-		}
-	}
-	var at []gjson.Result
-	gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "message", "sessionId", "session_id":
-		default:
-			if (v.IsObject() || v.IsArray()) && strings.Contains(v.Raw, oldID) {
-				at = sessionValues(at, v, oldID, 2)
+	if slices.ContainsFunc(ids, func(id string) bool { return bytes.Count(line, []byte(id)) > strings.Count(own.Raw, id) }) {
+		gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+			switch {
+			case k.Str == "message" || k.Str == "sessionId":
+			case k.Str == "session_id":
+				if v.Type == gjson.String && slices.Contains(ids, v.Str) {
+					at = append(at, spanOf(v))
+				}
+			case v.IsObject() || v.IsArray():
+				at = sessionValues(at, v, ids, 2)
 			}
-		}
-		return true
-	})
-	if len(at) == 0 {
-		return out, nil
+			return true
+		})
+		slices.SortFunc(at, func(a, b span) int { return a.start - b.start })
 	}
 	id, _ := json.Marshal(newID)
-	fork := make([]byte, 0, len(out)+len(at)*(len(id)-len(oldID)))
+	dst = slices.Grow(dst, len(line)+len(at)*len(id))
 	end := 0
-	for _, v := range at { // in the order of the line
-		fork = append(append(fork, out[end:v.Index]...), id...)
-		end = v.Index + len(v.Raw)
+	for _, v := range at {
+		dst = append(append(dst, line[end:v.start]...), id...)
+		end = v.end
 	}
-	return append(fork, out[end:]...), nil
+	return append(dst, line[end:]...)
 }
+
+// span is where a value stands in a line.
+type span struct{ start, end int }
+
+func spanOf(v gjson.Result) span { return span{v.Index, v.Index + len(v.Raw)} }
 
 // maxSessionDepth is the deepest level setSessionID looks at (the line is
 // level 0, its fields level 1). Claude Code's deepest session id field is
-// at level 3 or 4 (attachment.hookInput.session_id); a walk down to any
-// depth costs the depth times the line, and 100,000 levels, each holding
-// the id, took minutes and gigabytes.
+// at level 3 or 4 (attachment.hookInput.session_id); a walk costs the depth
+// times the line, and a hostile line may nest 100,000 levels deep.
 const maxSessionDepth = 32
 
-// setTopString sets the top-level field key, the string v, to newID: in
-// place when both are written without escapes and as long (session ids
-// are UUIDs), else through sjson.
-func setTopString(out []byte, key string, v gjson.Result, newID string) ([]byte, error) {
-	if len(v.Str) == len(newID) && v.Raw == `"`+v.Str+`"` && v.Index > 0 {
-		copy(out[v.Index+1:], newID)
-		return out, nil
-	}
-	return sjson.SetBytes(out, key, newID)
-}
-
 // sessionValues adds to at every value within v, itself at level depth,
-// that is the string id in a field whose name holds "session".
-func sessionValues(at []gjson.Result, v gjson.Result, id string, depth int) []gjson.Result {
+// that is one of ids in a field whose name holds "session". It goes down
+// only where one of the ids is.
+func sessionValues(at []span, v gjson.Result, ids []string, depth int) []span {
+	holds := func(s string) bool {
+		return slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(s, id) })
+	}
+	if !holds(v.Raw) {
+		return at
+	}
 	obj := v.IsObject()
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch {
-		case f.Type == gjson.String && f.Str == id && obj && strings.Contains(strings.ToLower(k.Str), "session"):
-			at = append(at, f)
-		case (f.IsObject() || f.IsArray()) && depth < maxSessionDepth && strings.Contains(f.Raw, id):
-			at = sessionValues(at, f, id, depth+1) // only where the id is
+		case f.Type == gjson.String && obj && slices.Contains(ids, f.Str) && strings.Contains(strings.ToLower(k.Str), "session"):
+			at = append(at, spanOf(f))
+		case (f.IsObject() || f.IsArray()) && depth < maxSessionDepth:
+			at = sessionValues(at, f, ids, depth+1)
 		}
 		return true
 	})
 	return at
-}
-
-// patchToolUseResult keeps toolUseResult, the structured output Claude Code
-// shows in its own interface, telling the same story as the content the
-// model reads: a string (how Claude Code stores errors) becomes text, a Bash
-// output object gets text as its stdout. Other tools' objects are left as
-// they are: their schema is the tool's, Claude Code does not send them to
-// the model, and a hand-made one could break the interface's renderer.
-//
-// raw is the text as a JSON string.
-func patchToolUseResult(out []byte, raw []byte) ([]byte, error) {
-	v := gjson.GetBytes(out, "toolUseResult")
-	switch {
-	case v.Type == gjson.String:
-		return sjson.SetRawBytes(out, "toolUseResult", raw)
-	case v.IsObject() && v.Get("stdout").Type == gjson.String:
-		out, err := sjson.SetRawBytes(out, "toolUseResult.stdout", raw)
-		if err != nil {
-			return nil, err
-		}
-		return sjson.SetRawBytes(out, "toolUseResult.stderr", []byte(`""`))
-	}
-	return out, nil
 }
 
 // previewChars is how much of a trimmed body stays in context, as layer
@@ -342,11 +285,19 @@ const previewChars = 400
 
 // spill writes the body of a trimmed tool_result to a new file of the spill
 // folder (package spill, as layer three does), named after hint, and returns
-// the text that replaces it. On a dry run nothing is written and the pointer
-// names the file the body would get.
+// the pointer that replaces it. On a dry run nothing is written and the
+// pointer names the file the body would get.
 func (rw *rewriter) spill(body, hint string) (string, error) {
 	if !rw.writeSpills {
-		return dryPointer(rw.p.spillDir, hint, body), nil
+		head := body
+		if r := []rune(body); len(r) > previewChars {
+			head = string(r[:previewChars])
+		}
+		lines := int64(strings.Count(body, "\n"))
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			lines++
+		}
+		return spill.File{Path: filepath.Join(rw.p.spillDir, hint+".txt"), Chars: int64(utf8.RuneCountInString(body)), Lines: lines, Head: head}.Text(), nil
 	}
 	if rw.folder == nil {
 		folder, err := spill.Open(rw.p.spillDir)
@@ -354,11 +305,15 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 			return "", err
 		}
 		rw.folder = folder
-		if err := rw.listSpill(rw.p.spillDir + string(filepath.Separator)); err != nil {
+		// The list names the folder before the first file is in it.
+		if rw.listFile, err = os.OpenFile(rw.list, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+			return "", err
+		}
+		if _, err := io.WriteString(rw.listFile, rw.p.spillDir+string(filepath.Separator)+"\n"); err != nil {
 			return "", err
 		}
 	}
-	f, err := rw.folder.Write(hint, previewChars, rw.sync, func(w io.Writer) error {
+	f, err := rw.folder.Write(hint, previewChars, rw.p.o.sync, func(w io.Writer) error {
 		_, err := io.WriteString(w, body)
 		return err
 	})
@@ -376,22 +331,6 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 // record written after each file (a kill between the file and the record
 // would leave one nobody names).
 func spillHint(forkID, call string) string { return "prune-" + forkID[:8] + "-" + call }
-
-// listSpill adds path to the fork's spill list, which a later run reads if
-// this one is killed before the fork is whole: the spill folder, written
-// before the first spill file, where that run then looks for the fork's
-// files (spillHint) and the temporary ones of a file cut short.
-func (rw *rewriter) listSpill(path string) error {
-	if rw.listFile == nil {
-		f, err := os.OpenFile(rw.list, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			return err
-		}
-		rw.listFile = f
-	}
-	_, err := io.WriteString(rw.listFile, path+"\n")
-	return err
-}
 
 // closeList closes the spill list, if one was opened.
 func (rw *rewriter) closeList() error {
@@ -411,19 +350,6 @@ func (rw *rewriter) removeSpilled() {
 		rw.folder.Root().Remove(filepath.Base(path))
 	}
 	rw.folder.Close()
-}
-
-// dryPointer is the pointer a spill of body would give, without the file.
-func dryPointer(dir, hint, body string) string {
-	head := body
-	if r := []rune(body); len(r) > previewChars {
-		head = string(r[:previewChars])
-	}
-	lines := int64(strings.Count(body, "\n"))
-	if body != "" && !strings.HasSuffix(body, "\n") {
-		lines++
-	}
-	return spill.File{Path: filepath.Join(dir, hint+".txt"), Chars: int64(utf8.RuneCountInString(body)), Lines: lines, Head: head}.Text()
 }
 
 // bodyText is a tool_result's content as text: the string, or its text
@@ -492,16 +418,8 @@ func (k *kept) see(raw []byte) {
 		return
 	}
 	k.chars += int64(e.Chars())
-	if id := e.Message.ID; e.Type == "assistant" && !e.IsAPIError && id != "" && id != k.lastMsg {
+	if id := e.Message.ID; e.Type == "assistant" && id != "" && id != k.lastMsg {
 		k.lastMsg = strings.Clone(id)
 		k.turns++
 	}
-}
-
-// turnsOrZero is k's turns, 0 for no k.
-func (k *kept) turnsOrZero() int {
-	if k == nil {
-		return 0
-	}
-	return k.turns
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/transcript"
+	"github.com/flowerhooks/flower/tests/support"
 )
 
 // Layer four on compacted sessions: a resume loads the conversation from
@@ -194,7 +195,7 @@ func checkSent(t *testing.T, rep pruneReport, orig, fork *Request) {
 }
 
 // checkRedLine fails t if the transcript at path breaks the red line
-// (transcript.Verify).
+// (support.Verify).
 func checkRedLine(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -202,7 +203,7 @@ func checkRedLine(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if problems := transcript.Verify(f); len(problems) > 0 {
+	if problems := support.Verify(f); len(problems) > 0 {
 		t.Errorf("%s breaks the red line: %v", path, problems)
 	}
 }

@@ -1,3 +1,4 @@
-// Package support holds what the tests of several packages share: a txtar
-// reader for golden files, CPU-time bounds, and a renameat2 swap for races.
+// Package support holds what the tests of several packages share: a
+// renameat2 swap for races, and the red line a rewritten transcript must hold
+// (Verify).
 package support

@@ -1,10 +1,12 @@
-package transcript
+package support
 
 import (
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
 // Verify checks the red line a rewritten transcript must hold, and returns
@@ -20,8 +22,7 @@ import (
 //     newest leaf makes another entry the newest, and its chain is what a
 //     resume walks then.
 //
-// It holds the ids of the whole transcript in memory: it is meant for tests
-// and checks, not for the streaming path.
+// It holds the ids of the whole transcript in memory.
 func Verify(r io.Reader) []string {
 	var problems []string
 	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
@@ -35,7 +36,7 @@ func Verify(r io.Reader) []string {
 	uses, results := map[string]int{}, map[string]int{}
 	var order []string // main-thread conversation uuids in file order
 	var all []string   // every conversation uuid in file order
-	err := Scan(r, func(n int, e *Entry, err error) error {
+	err := transcript.Scan(r, func(n int, e *transcript.Entry, err error) error {
 		if err != nil {
 			add("%v", err)
 			return nil
