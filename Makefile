@@ -7,10 +7,11 @@ CLAUDE_BIN     = $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code/bin/claude
 
 export FLOWER_CLAUDE = $(abspath $(CLAUDE_BIN))
 
-.PHONY: test check vet unit build e2e-deps bench demo clean fuzz dist
+.PHONY: test check vet unit build e2e-deps e2e-min bench demo clean fuzz dist
 
 test: check e2e-deps
 	FLOWER_E2E_REQUIRED=1 $(GO) test -race ./...
+	$(MAKE) e2e-min
 	$(MAKE) build
 
 check:
@@ -28,6 +29,25 @@ $(CLAUDE_BIN):
 	mkdir -p $(CLAUDE_DIR)
 	npm install --prefix $(CLAUDE_DIR) --no-save --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	test -x $(CLAUDE_BIN)
+
+# The oldest Claude Code flower supports (hook.MinClaudeVersion, read from
+# its one place) and the end-to-end tests of what flower needs of it: a
+# deny, agent_id, output replaced for Bash and Read, additionalContext at
+# session start, subagent start, prompt and failure, the SessionStart
+# sources, the transcript fields prune-session reads, the Bash command
+# string the capture script checks.
+CLAUDE_MIN_VERSION := $(shell sed -n 's/^const MinClaudeVersion = "\(.*\)"$$/\1/p' pkg/hook/claude.go)
+CLAUDE_MIN_DIR      = .cache/claude-code-min/$(CLAUDE_MIN_VERSION)
+CLAUDE_MIN_BIN      = $(CLAUDE_MIN_DIR)/node_modules/@anthropic-ai/claude-code/bin/claude.exe
+E2E_MIN = TestCLIVersion|TestCLIUpdatedToolOutputShape|TestLayer1MainRmDenied|TestLayer1SubagentWorks|TestLayer2MainSeesIndex|TestLayer2SubagentSeesIndex|TestLayer2PromptsGetUpdates|TestLayer2ForkSeesIndex|TestLayer3SubagentSeqSpilled|TestLayer4PruneAndResume|TestCaptureShape|TestCaptureFailingSeq
+
+e2e-min: $(CLAUDE_MIN_BIN)
+	FLOWER_CLAUDE=$(abspath $(CLAUDE_MIN_BIN)) FLOWER_E2E_REQUIRED=1 $(GO) test ./tests/e2e -count=1 -run '^($(E2E_MIN))$$'
+$(CLAUDE_MIN_BIN):
+	@test -n "$(CLAUDE_MIN_VERSION)" || { echo "no MinClaudeVersion in pkg/hook/claude.go"; exit 1; }
+	mkdir -p $(CLAUDE_MIN_DIR)
+	npm install --prefix $(CLAUDE_MIN_DIR) --no-save --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_MIN_VERSION)
+	test -x $(CLAUDE_MIN_BIN)
 
 # Every fuzz target, FUZZTIME each (not part of make test). Without
 # -fuzzminimizetime=0 each worker spends up to a minute minimizing every

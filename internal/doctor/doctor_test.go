@@ -109,10 +109,6 @@ func TestCheckProblems(t *testing.T) {
 			m.install(filepath.Join(m.cfg, "settings.json"), "1")
 			os.Remove(filepath.Join(m.bin, "delegate-guard"))
 		}, "cannot be run"},
-		{"a broken Claude Code", func(m *machine) {
-			m.install(filepath.Join(m.cfg, "settings.json"), "1")
-			m.claudeVersion = "2.1.150"
-		}, "ignores updatedToolOutput for the Bash tool"},
 		{"an old Claude Code", func(m *machine) {
 			m.install(filepath.Join(m.cfg, "settings.json"), "1")
 			m.claudeVersion = "1.0.98"

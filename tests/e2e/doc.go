@@ -11,8 +11,11 @@
 // `make test` installs the CLI and runs this package with
 // FLOWER_E2E_REQUIRED=1. Without the CLI, `go test ./...` skips every
 // scenario with a message naming `make e2e-deps`; with FLOWER_E2E_REQUIRED=1
-// or CI=true a missing CLI fails them. The CLI is $FLOWER_CLAUDE, else
+// or CI=true a missing CLI fails them. The CLI is $FLOWER_CLAUDE when set
+// (a path that does not exist counts as missing), else
 // .cache/claude-code/node_modules/@anthropic-ai/claude-code/bin/claude.exe.
+// `make e2e-min` runs the tests that exercise what flower needs of Claude
+// Code against the oldest version it supports (hook.MinClaudeVersion).
 // TestMain builds ./cmd/... once (CGO_ENABLED=0) into a temp dir.
 // FLOWER_E2E_DUMP=DIR writes every request body the fake API accepts to DIR:
 // the way to see what the CLI really sends while writing a scenario.

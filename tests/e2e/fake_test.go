@@ -233,6 +233,10 @@ func (a *API) serve(w http.ResponseWriter, hr *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": tokens(r.RequestChars())})
 		return
 	case hr.Method == http.MethodPost && hr.URL.Path == "/v1/messages":
+	case hr.Method == http.MethodHead:
+		// Older CLIs (2.1.178) warm the connection with a HEAD of the base
+		// URL at start and ignore the answer.
+		return
 	default:
 		a.t.Errorf("fake API: unexpected %s %s", hr.Method, hr.URL.Path)
 		w.Header().Set("Content-Type", "application/json")

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,9 @@ func setup() (int, error) {
 	claudeBin = findClaude()
 	if claudeBin == "" {
 		missing = "the Claude Code CLI is not installed: run `make e2e-deps` (or set FLOWER_CLAUDE to its binary)"
+		if p := os.Getenv("FLOWER_CLAUDE"); p != "" {
+			missing = "FLOWER_CLAUDE names " + strconv.Quote(p) + ", which is not a file: run `make e2e-deps`, or point it at a claude binary"
+		}
 		return -1, nil
 	}
 	binDir, err = os.MkdirTemp("", "flower-e2e-bin-")
@@ -91,16 +95,17 @@ func goBuild(pkg string) ([]byte, error) {
 	return build.CombinedOutput()
 }
 
-// findClaude is $FLOWER_CLAUDE, else the repo's cache install, when the file
-// exists. (The Makefile exports FLOWER_CLAUDE whether or not it is installed.)
+// findClaude is $FLOWER_CLAUDE when set, else the repo's cache install, when
+// the file exists. A $FLOWER_CLAUDE that does not exist is a missing CLI,
+// not a reason to test another version. (The Makefile exports FLOWER_CLAUDE,
+// the pinned CLI's path, whether or not it is installed.)
 func findClaude() string {
-	for _, p := range []string{os.Getenv("FLOWER_CLAUDE"), filepath.Join(repoRoot, claudeRel)} {
-		if p == "" {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p
-		}
+	p := os.Getenv("FLOWER_CLAUDE")
+	if p == "" {
+		p = filepath.Join(repoRoot, claudeRel)
+	}
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return p
 	}
 	return ""
 }

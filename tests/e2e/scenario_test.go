@@ -230,21 +230,7 @@ func (s *Scenario) Try(o Options) (*Result, error) {
 		s.T.Fatal("e2e: Options.Prompt is empty")
 	}
 	s.API.AddMainPrompt(o.Prompt)
-	args := []string{"-p", o.Prompt, "--output-format", "json"}
-	if o.Settings != nil {
-		p := s.writeSettings(o.Settings)
-		args = append(args, "--settings", p)
-	}
-	if !o.AllSettingSources {
-		args = append(args, "--setting-sources", "")
-	}
-	if len(o.AllowedTools) > 0 {
-		args = append(args, "--allowedTools", strings.Join(o.AllowedTools, ","))
-	}
-	if o.PermissionMode != "" {
-		args = append(args, "--permission-mode", o.PermissionMode)
-	}
-	args = append(args, o.Args...)
+	args := append([]string{"-p", o.Prompt, "--output-format", "json"}, s.args(o)...)
 
 	timeout := o.Timeout
 	if timeout == 0 {
@@ -271,6 +257,25 @@ func (s *Scenario) Try(o Options) (*Result, error) {
 		err = perr
 	}
 	return res, err
+}
+
+// args are the CLI's flags for o but the prompt: settings, tools, mode, Args.
+func (s *Scenario) args(o Options) []string {
+	var args []string
+	if o.Settings != nil {
+		p := s.writeSettings(o.Settings)
+		args = append(args, "--settings", p)
+	}
+	if !o.AllSettingSources {
+		args = append(args, "--setting-sources", "")
+	}
+	if len(o.AllowedTools) > 0 {
+		args = append(args, "--allowedTools", strings.Join(o.AllowedTools, ","))
+	}
+	if o.PermissionMode != "" {
+		args = append(args, "--permission-mode", o.PermissionMode)
+	}
+	return append(args, o.Args...)
 }
 
 // parse reads the result object: the last line of stdout that is JSON.
