@@ -3,10 +3,12 @@ package jsoncheck
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 )
 
@@ -71,6 +73,15 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		err := Check(s, 64)
+		members, merr := Members(s, 64)
+		if fmt.Sprint(err) != fmt.Sprint(merr) {
+			t.Fatalf("Check(%q) = %v, Members %v", s, err, merr)
+		}
+		if merr == nil {
+			if diff := cmp.Diff(gjsonMembers(s), members); diff != "" {
+				t.Fatalf("Members(%q) (-gjson +got):\n%s", s, diff)
+			}
+		}
 		valid := json.Valid([]byte(s)) && utf8.ValidString(s) && depth(s) <= 64
 		if err == nil && !gjson.Valid(s) {
 			t.Fatalf("Check(%q) = nil, but gjson.Valid refuses it", s)
@@ -137,4 +148,46 @@ func repeats(s string) bool {
 		return false
 	}
 	return walk()
+}
+
+// gjsonMembers is what gjson says the members of s are; nil when s is not
+// an object.
+func gjsonMembers(s string) map[string]string {
+	v := gjson.Parse(s)
+	if !v.IsObject() {
+		return nil
+	}
+	out := map[string]string{}
+	v.ForEach(func(k, v gjson.Result) bool {
+		out[k.Str] = v.Raw
+		return true
+	})
+	return out
+}
+
+// TestMembers: the top-level members come out as written, and a string's
+// quote, backslash or control character is found wherever it falls in
+// the eight-byte steps.
+func TestMembers(t *testing.T) {
+	for _, s := range []string{
+		`{}`, ` { "a" : 1 , "b":{"c":[1,{"d":2}]} ,"\u0065":"x", "f":[] , "g":{}}  `, `[{"a":1}]`, `"s"`, `1`,
+	} {
+		got, err := Members(s, 8)
+		if err != nil {
+			t.Fatalf("Members(%q): %v", s, err)
+		}
+		if diff := cmp.Diff(gjsonMembers(s), got); diff != "" {
+			t.Errorf("Members(%q) (-gjson +got):\n%s", s, diff)
+		}
+	}
+	for n := range 20 {
+		pad := strings.Repeat("é", n/2) + strings.Repeat("a", n%2)
+		for _, special := range []string{`\"`, `\\`, `\u00e9`, "\x01", "\x1f", `"`} {
+			s := `{"k":"` + pad + special + pad + `","z":1}`
+			want := json.Valid([]byte(s))
+			if got := Check(s, 8) == nil; got != want {
+				t.Errorf("Check(%q) valid %v, want %v", s, got, want)
+			}
+		}
+	}
 }
