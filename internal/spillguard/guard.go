@@ -182,11 +182,6 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		return outcome{}, err
 	}
 	dir := spill.Dir(root)
-	// readsSpill reads tool_input, where a key given twice is refused as
-	// in tool_response.
-	if _, err := p.ToolInput(); err != nil {
-		return outcome{}, err
-	}
 	if readsSpill(p, o.glances(), tool, root, dir) {
 		return pass("reads a spill file back", resp), nil
 	}
