@@ -52,17 +52,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	tools := c.Flags.String("tools", DefaultTools, "comma-separated tool names to deny on the main thread")
 	noGlance := c.Flags.Bool("no-glance", false, "deny glances too (by default a main-thread Bash glance passes)")
 	wb := hook.WorkbenchFlag(c.Flags)
-	if code, done := c.Parse(args); done {
+	p, cfg, code, done := config.ForHook(c, args)
+	if done {
 		return code
 	}
-	if c.Flags.NArg() > 0 {
-		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
-	}
-	p, err := hook.ReadPayload(stdin)
-	if err != nil {
-		return c.Fail(err)
-	}
-	cfg := config.ForHook(c, p)
 	guarded, err := parseTools(*tools)
 	if err != nil {
 		return c.Fail(err)

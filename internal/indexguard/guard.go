@@ -39,17 +39,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer c.Recover(&code)
 	wb := hook.WorkbenchFlag(c.Flags)
 	maxEntries := c.Flags.Int("max-entries", workbench.DefaultMaxEntries, "the most files INDEX.md lists")
-	if code, done := c.Parse(args); done {
+	p, cfg, code, done := config.ForHook(c, args)
+	if done {
 		return code
 	}
-	if c.Flags.NArg() > 0 {
-		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
-	}
-	p, err := hook.ReadPayload(stdin)
-	if err != nil {
-		return c.Fail(err)
-	}
-	cfg := config.ForHook(c, p)
 	if *maxEntries < 0 {
 		return c.Fail(fmt.Errorf("--max-entries is %d, want 0 or more", *maxEntries))
 	}
@@ -68,6 +61,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		g.log.Record("off", "index-guard.enabled is false ("+cfg.Value("index-guard.enabled").From+")", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
+	var err error
 	if g.root, err = hook.WorkbenchRoot(*wb, p.Cwd()); err != nil {
 		return c.Fail(err)
 	}
