@@ -266,11 +266,10 @@ func (g *guard) shown() (workbench.Shown, bool) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return workbench.EmptyShown(), true
 	}
-	var s workbench.Shown
-	if err != nil || json.Unmarshal(b, &s) != nil {
+	if err != nil {
 		return workbench.Shown{}, false
 	}
-	return s, true
+	return workbench.ParseShown(b)
 }
 
 // record notes what this session has now been shown.

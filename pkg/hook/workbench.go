@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+
+	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // WorkbenchDirName is the workbench folder under a project.
@@ -33,7 +35,7 @@ func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return resolveNamed(abs), nil
+		return workbench.Resolve(abs), nil
 	}
 	if root := DefaultWorkbench(payloadCwd); root != "" {
 		return root, nil
@@ -68,19 +70,4 @@ func ProjectDir(cwd string) string {
 		return ""
 	}
 	return abs
-}
-
-// resolveNamed returns the absolute path with the symlinks of its longest
-// existing prefix resolved; the missing rest is joined as it is.
-func resolveNamed(path string) string {
-	rest := ""
-	for p := path; ; p = filepath.Dir(p) {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(p) == p {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
 }

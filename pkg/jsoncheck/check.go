@@ -33,9 +33,9 @@ func (e *Error) Line(s string) int { return strings.Count(s[:min(e.Offset, len(s
 // frame is an open array or object.
 type frame struct {
 	object bool
-	key    string   // the member or element being read, for a path
-	index  int      // the element count of an array
-	keys   []string // the keys seen in an object, while few
+	key    string // the member or element being read, for a path
+	index  int    // the element count of an array
+	first  int    // where its keys start in checker.keys, while few
 	set    map[string]bool
 }
 
@@ -70,6 +70,7 @@ type checker struct {
 	s     string
 	i     int
 	stack []frame
+	keys  []string // the keys of the open objects, a stack as they are
 	// members collects the top-level object's members for Members; start
 	// is where the value being read there begins.
 	members map[string]string
@@ -119,11 +120,11 @@ func (c *checker) value(maxDepth int) error {
 				return c.fail(fmt.Sprintf("nested deeper than %d levels", maxDepth))
 			}
 			c.i++
-			c.stack = append(c.stack, frame{object: ch == '{'})
+			c.stack = append(c.stack, frame{object: ch == '{', first: len(c.keys)})
 			c.space()
 			if c.i < len(c.s) && c.s[c.i] == ch+2 { // '}' or ']': empty
 				c.i++
-				c.stack = c.stack[:len(c.stack)-1]
+				c.pop()
 				break
 			}
 			if ch == '{' {
@@ -183,7 +184,7 @@ func (c *checker) value(maxDepth int) error {
 				return c.fail("expected ',' or the end of an array or object")
 			}
 			c.i++
-			c.stack = c.stack[:len(c.stack)-1]
+			c.pop()
 		}
 	}
 }
@@ -204,9 +205,10 @@ func (c *checker) key() error {
 		key = gjson.Parse(raw).Str
 	}
 	top := &c.stack[len(c.stack)-1]
+	own := c.keys[top.first:]
 	seen := top.set[key]
 	if top.set == nil {
-		for _, k := range top.keys {
+		for _, k := range own {
 			seen = seen || k == key
 		}
 	}
@@ -216,14 +218,14 @@ func (c *checker) key() error {
 	switch {
 	case top.set != nil:
 		top.set[key] = true
-	case len(top.keys) < manyKeys:
-		top.keys = append(top.keys, key)
+	case len(own) < manyKeys:
+		c.keys = append(c.keys, key)
 	default:
 		top.set = make(map[string]bool, 2*manyKeys)
-		for _, k := range top.keys {
+		for _, k := range own {
 			top.set[k] = true
 		}
-		top.set[key], top.keys = true, nil
+		top.set[key], c.keys = true, c.keys[:top.first]
 	}
 	top.key = key
 	c.space()
@@ -236,6 +238,12 @@ func (c *checker) key() error {
 		c.start = c.i
 	}
 	return nil
+}
+
+// pop closes the innermost array or object.
+func (c *checker) pop() {
+	c.keys = c.keys[:c.stack[len(c.stack)-1].first]
+	c.stack = c.stack[:len(c.stack)-1]
 }
 
 // path names the innermost open object by the keys and indexes above it.

@@ -191,3 +191,26 @@ func TestMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestManyKeys: past manyKeys an object's keys go into a map, and the
+// objects inside it, before and after, keep their own keys apart.
+func TestManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"in":{"a":1,"b":{"a":2}}`)
+	for i := range 20 {
+		fmt.Fprintf(&b, `,"k%d":{"a":%d,"x":[{"a":1}]}`, i, i)
+	}
+	obj := b.String()
+	if err := Check(obj+`}`, 8); err != nil {
+		t.Errorf("20 keys, each with the same inner keys: %v", err)
+	}
+	for _, dup := range []string{`"in"`, `"k3"`, `"k19"`} {
+		var e *Error
+		if err := Check(obj+`,`+dup+`:0}`, 8); !errors.As(err, &e) || !e.Repeated || e.Path != "" {
+			t.Errorf("%s given again: %v", dup, err)
+		}
+	}
+	if err := Check(`{"o":`+obj+`,"p":{"k5":1,"k5":2}}}`, 8); err == nil || !strings.Contains(err.Error(), `"k5"`) {
+		t.Errorf("a repeated key in an object after one of many keys: %v", err)
+	}
+}
