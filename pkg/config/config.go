@@ -131,19 +131,15 @@ func (f *File) load(read func(string) ([]byte, error), from string) layer {
 // glance table to judge (ephemeral.NewGlances). It checks the file alone,
 // over the defaults.
 func Check(path string) ([]extra.Entry, error) {
-	data, err := readFile(path, 0)
-	switch {
-	case err != nil:
-		return nil, &FileError{Path: path, Msg: "cannot be read: " + err.Error()}
-	case data == nil:
-		return nil, &FileError{Path: path, Msg: "no such file"}
-	}
-	l, err := parse(data, path, "file")
-	if err != nil {
-		return nil, err
-	}
+	f := File{Path: path}
+	l := f.load(func(path string) ([]byte, error) { return readFile(path, 0) }, "file")
 	c := &Config{}
-	if err := c.merge(l, nil); err != nil {
+	switch err := c.merge(l, nil); {
+	case f.Err != nil:
+		return nil, f.Err
+	case !f.Found:
+		return nil, &FileError{Path: path, Msg: "no such file"}
+	case err != nil:
 		return nil, &FileError{Path: path, Msg: err.Error()}
 	}
 	return c.Extras(), nil
