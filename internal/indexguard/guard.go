@@ -36,9 +36,6 @@ INDEX.md current and shows the model where the workbench is, its rules and its
 index: at session start (and after each compaction), to each subagent, and on
 a prompt when the index changed since it was last shown.`
 
-// writeTools are the tools whose PostToolUse may change the index.
-var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
-
 // Main runs index-guard and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
@@ -53,9 +50,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.Fail(fmt.Errorf("--max-entries is %d, want 0 or more", *maxEntries))
 	}
 	event := p.Event()
-	switch {
-	case event == "PostToolUse" && !writeTools[p.ToolName()]:
-		return hook.ExitOK
+	switch tool := p.ToolName(); {
+	case event == "PostToolUse" && tool != "Write" && tool != "Edit" && tool != "MultiEdit" && tool != "NotebookEdit":
+		return hook.ExitOK // no write of a tool that may change the index
 	case event != "PostToolUse" && event != "SessionStart" && event != "SubagentStart" && event != "UserPromptSubmit":
 		return hook.ExitOK
 	}

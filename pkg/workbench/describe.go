@@ -145,7 +145,7 @@ func commentHeader(k syntax, lines []string) string {
 		case (k == hash || k == python) && strings.HasPrefix(t, "#"):
 			body = strings.TrimLeft(t, "#")
 		case k == slash && strings.HasPrefix(t, "//"):
-			if isDirective(t) {
+			if hasPrefix(t, directives) {
 				continue
 			}
 			body = strings.TrimLeft(t[2:], "/!")
@@ -182,34 +182,34 @@ const (
 	isLicence
 )
 
+// Comment lines that are not a description: a licence's start, and
+// modelines, encoding cookies and linter directives.
+var (
+	licenceStarts = []string{"copyright", "(c)", "©", "spdx-license-identifier"}
+	skipStarts    = []string{"vim:", "vi:", "coding:", "coding=", "shellcheck ", "eslint", "prettier-ignore", "@ts-", "@flow", "type:"}
+	// directives are // lines that instruct a tool: //go:build, // +build,
+	// //nolint, //# sourceMappingURL, /// <reference>.
+	directives = []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"}
+)
+
 // commentWords returns the text of one comment line and whether it is a
-// description (it has a letter or digit and is not a directive), the start
-// of a licence, or neither: a rule, a modeline, an encoding cookie, a linter
-// directive.
+// description (it has a letter or digit and is no directive), the start of
+// a licence, or neither.
 func commentWords(body string) (string, verdict) {
 	t := strings.TrimSpace(strings.Trim(strings.TrimSpace(body), "=*#~"))
 	l := strings.ToLower(t)
 	switch {
-	case strings.HasPrefix(l, "copyright"), strings.HasPrefix(l, "(c)"), strings.HasPrefix(l, "©"),
-		strings.HasPrefix(l, "spdx-license-identifier"):
+	case hasPrefix(l, licenceStarts):
 		return "", isLicence
-	case !hasWord(t),
-		strings.Contains(l, "-*-"),
-		strings.HasPrefix(l, "vim:"), strings.HasPrefix(l, "vi:"),
-		strings.HasPrefix(l, "coding:"), strings.HasPrefix(l, "coding="),
-		strings.HasPrefix(l, "shellcheck "), strings.HasPrefix(l, "eslint"),
-		strings.HasPrefix(l, "prettier-ignore"), strings.HasPrefix(l, "@ts-"),
-		strings.HasPrefix(l, "@flow"), strings.HasPrefix(l, "type:"):
+	case !hasWord(t), strings.Contains(l, "-*-"), hasPrefix(l, skipStarts):
 		return "", isSkip
 	}
 	return t, isWords
 }
 
-// isDirective reports a // line that is an instruction to a tool rather than
-// a comment: //go:build, // +build, //nolint, //# sourceMappingURL, /// <reference>.
-func isDirective(t string) bool {
-	for _, p := range []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"} {
-		if strings.HasPrefix(t, p) {
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
