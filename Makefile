@@ -7,7 +7,7 @@ CLAUDE_BIN     = $(CLAUDE_DIR)/node_modules/@anthropic-ai/claude-code/bin/claude
 
 export FLOWER_CLAUDE = $(abspath $(CLAUDE_BIN))
 
-.PHONY: test check vet unit build e2e-deps bench demo clean fuzz
+.PHONY: test check vet unit build e2e-deps bench demo clean fuzz dist
 
 test: check e2e-deps
 	FLOWER_E2E_REQUIRED=1 $(GO) test -race ./...
@@ -52,5 +52,24 @@ demo: e2e-deps
 	@out=$$($(GO) test ./tests/e2e -run '^TestDemo$$' -count=1 -args -demo=$(DEMO_OUT) 2>&1) || { echo "$$out"; exit 1; }
 	@cat $(DEMO_OUT)
 
+# Static archives for installing without Go: one per DIST_TARGETS entry,
+# each holding bin/ with every command, install.sh, README.md and LICENSE,
+# and SHA256SUMS beside them. install.sh --from ARCHIVE installs one.
+DIST         ?= dist
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+dist: build
+	@set -e; version=$$(bin/delegate-guard --version | cut -d' ' -f2); \
+	rm -rf $(DIST) && mkdir -p $(DIST); \
+	for t in $(DIST_TARGETS); do \
+	  name=flower-$$version-$${t%/*}-$${t#*/}; \
+	  echo "dist: $$name.tar.gz"; \
+	  mkdir -p $(DIST)/$$name/bin; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(DIST)/$$name/bin/ ./cmd/...; \
+	  cp install.sh README.md LICENSE $(DIST)/$$name/; \
+	  tar -C $(DIST) --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -czf $(DIST)/$$name.tar.gz $$name; \
+	  rm -rf $(DIST)/$$name; \
+	done; \
+	cd $(DIST) && sha256sum *.tar.gz >SHA256SUMS
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -11,14 +11,20 @@ set -eu
 
 usage() {
 	cat <<'EOF'
-Usage: ./install.sh [--layers 1,2,3] [--prefix DIR] [--settings FILE | --project] [--dry-run]
+Usage: ./install.sh [--from ARCHIVE|DIR] [--layers 1,2,3] [--prefix DIR] [--settings FILE | --project] [--disable-plugin] [--dry-run]
        ./install.sh --uninstall [--prefix DIR] [--settings FILE | --project] [--dry-run]
 
-Builds static binaries of every command in cmd/ into PREFIX/bin, checks that
-each runs, puts the capture layer's script in PREFIX/share/flower, and wires
-the hooks of the chosen layers into a Claude Code settings file with absolute
-paths to those binaries.
+Builds static binaries of every command in cmd/ into PREFIX/bin (or takes
+them from a release archive: no Go needed), checks that each runs, puts the
+capture layer's script in PREFIX/share/flower, and wires the hooks of the
+chosen layers into a Claude Code settings file with absolute paths to those
+binaries.
 
+  --from PATH      install prebuilt binaries instead of building: a release
+                   archive (flower-VERSION-OS-ARCH.tar.gz, checked against the
+                   SHA256SUMS beside it when there is one) or a folder of
+                   binaries. Run from an unpacked release archive, install.sh
+                   takes the bin/ beside it.
   --layers LIST    layers wired after the run, comma-separated:
                      1  delegate-guard: the main thread delegates hands-on work
                      2  index-guard: the workbench index in every session and subagent
@@ -35,6 +41,9 @@ paths to those binaries.
   --project        use .claude/settings.json of the git repository around the
                    current directory (shared with everyone who clones it; for
                    yourself only, --settings .claude/settings.local.json)
+  --disable-plugin turn off flower's Claude Code plugin where the settings file
+                   enables it: with both, every hook runs twice (asked when
+                   run at a terminal)
   --dry-run        print what would change, change nothing
   --uninstall      remove flower's hook entries (and the capture layer's
                    BASH_ENV) from the settings file, its binaries from
@@ -42,7 +51,8 @@ paths to those binaries.
                    else (needs no Go)
   -h, --help       this text
 
-Installing needs Go (go.mod names the version; an older go fetches it).
+Installing from a checkout needs Go (go.mod names the version; an older go
+fetches it); from a release archive it needs nothing but sh and tar.
 EOF
 }
 
@@ -69,14 +79,17 @@ project=false
 layers=
 dry=false
 uninstall=false
+plugin=
+from=
 while [ $# -gt 0 ]; do
 	case $1 in
-	--prefix | --settings | --layers)
+	--prefix | --settings | --layers | --from)
 		[ $# -ge 2 ] || die "$1 needs a value (see --help)"
 		case $1 in
 		--prefix) prefix=$2 ;;
 		--settings) settings=$2 ;;
 		--layers) layers=$2 ;;
+		--from) from=$2 ;;
 		esac
 		shift 2
 		continue
@@ -84,8 +97,10 @@ while [ $# -gt 0 ]; do
 	--prefix=*) prefix=${1#*=} ;;
 	--settings=*) settings=${1#*=} ;;
 	--layers=*) layers=${1#*=} ;;
+	--from=*) from=${1#*=} ;;
 	--project) project=true ;;
 	--dry-run) dry=true ;;
+	--disable-plugin) plugin=--disable-plugin ;;
 	--uninstall) uninstall=true ;;
 	-h | --help)
 		usage
@@ -97,6 +112,7 @@ while [ $# -gt 0 ]; do
 done
 prefix=$(tilde "$prefix")
 settings=$(tilde "$settings")
+from=$(tilde "$from")
 
 # The layers are checked here, before anything is built.
 if [ -n "$layers" ]; then
@@ -143,20 +159,75 @@ bindir=$(absolute "$prefix")/bin
 sharedir=$(absolute "$prefix")/share/flower
 script=$sharedir/capture.bash
 
-# The commands are the folders of cmd/: the hooks and tools, and
-# flower-settings, which edits settings files for this script.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flower-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# Where prebuilt binaries come from: --from (a release archive, unpacked
+# here, or a folder), or the bin/ beside this script in an unpacked release
+# archive (which has no cmd/). Without them the commands are built.
+prebuilt=
+if [ -n "$from" ]; then
+	from=$(absolute "$from")
+	case $from in
+	*.tar.gz | *.tgz)
+		[ -f "$from" ] || die "--from $from: no such archive"
+		sums=$(dirname "$from")/SHA256SUMS
+		if [ -f "$sums" ]; then
+			want=$(grep " $(basename "$from")\$" "$sums" | cut -d' ' -f1)
+			[ -n "$want" ] || die "--from: $sums does not list $(basename "$from")"
+			got=$({ sha256sum "$from" 2>/dev/null || shasum -a 256 "$from"; } | cut -d' ' -f1)
+			[ "$got" = "$want" ] || die "--from: $(basename "$from") does not match its checksum in $sums (got $got): a damaged or altered download"
+			say "checked $(basename "$from") against $sums"
+		fi
+		mkdir "$tmp/archive"
+		tar -xzf "$from" -C "$tmp/archive" || die "--from: cannot unpack $from"
+		for d in "$tmp"/archive/*/bin "$tmp"/archive/bin; do
+			[ -d "$d" ] && prebuilt=$d && break
+		done
+		[ -n "$prebuilt" ] || die "--from: $from holds no bin/ folder"
+		;;
+	*)
+		[ -d "$from" ] || die "--from $from: neither a .tar.gz archive nor a folder"
+		prebuilt=$from
+		;;
+	esac
+elif [ ! -d "$src/cmd" ] && [ -d "$src/bin" ]; then
+	prebuilt=$src/bin
+fi
+
+# The commands: the folders of cmd/ in a checkout, else the binaries of the
+# release: the hooks and tools, and flower-settings, which edits settings
+# files for this script.
 names=
-for d in "$src"/cmd/*/; do
-	names="$names $(basename "$d")"
-done
-case $names in *"*"*) die "no commands in $src/cmd" ;; esac
+if [ -n "$prebuilt" ]; then
+	for f in "$prebuilt"/*; do
+		[ -f "$f" ] && names="$names $(basename "$f")"
+	done
+else
+	for d in "$src"/cmd/*/; do
+		names="$names $(basename "$d")"
+	done
+fi
+case $names in "" | *"*"*) die "no commands in ${prebuilt:-$src/cmd}" ;; esac
 
 # The first line of the capture script (internal/capture/capture.bash).
 script_head='# flower capture: keeps the whole output of every Bash call of Claude Code.'
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/flower-install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
+# The folders an install creates (PREFIX/bin, PREFIX/share/flower, and any
+# missing above them) are listed in $made, so that --uninstall removes them
+# again once empty, and no folder that was there before.
+made_list=$sharedir/.folders
+made=
+mkdirs() { # dir
+	d=$1
+	while [ ! -d "$d" ]; do
+		made="$made$d
+"
+		d=$(dirname "$d")
+	done
+	mkdir -p "$1"
+}
 
 # --version is answered by every flower command as "<name> <version>"; a
 # binary that does not is not one this script installed.
@@ -192,6 +263,8 @@ if $uninstall; then
 	# (an install older than it), one is built, which needs Go.
 	if is_flower "$bindir/flower-settings" flower-settings; then
 		tool=$bindir/flower-settings
+	elif [ -n "$prebuilt" ] && is_flower "$prebuilt/flower-settings" flower-settings; then
+		tool=$prebuilt/flower-settings
 	elif have_go; then
 		build ./cmd/flower-settings
 	else
@@ -220,22 +293,47 @@ if $uninstall; then
 	if [ -f "$script" ] && [ ! -L "$script" ]; then
 		if [ "$(sed -n 1p "$script")" = "$script_head" ]; then
 			removed=$((removed + 1))
-			$dry || { rm -f "$script" && rmdir "$sharedir" 2>/dev/null; } || true
+			$dry || rm -f "$script"
 			say "- $script"
 		else
 			say "  left alone: $script is not flower's capture script"
 		fi
+	fi
+	# The folders the installs made, deepest first, each only once empty.
+	if [ -f "$made_list" ] && [ ! -L "$made_list" ]; then
+		awk '{ print length($0) " " $0 }' "$made_list" | sort -rn | cut -d' ' -f2- | uniq >"$tmp/made"
+		$dry || rm -f "$made_list"
+		while IFS= read -r d; do
+			case $d in /*) ;; *) continue ;; esac
+			if $dry; then
+				say "- $d/ (if empty)"
+			elif rmdir "$d" 2>/dev/null; then
+				say "- $d/"
+			fi
+		done <"$tmp/made"
 	fi
 	[ "$removed" -gt 0 ] || say "no flower binaries, nothing to remove"
 	if $dry; then say "dry run: nothing removed"; fi
 	exit 0
 fi
 
-have_go || die "Go is needed to build flower (https://go.dev/dl/)"
-build ./cmd/...
-for name in $names; do
-	is_flower "$tmp/$name" "$name" || die "the freshly built $name does not run (--version)"
-done
+if [ -n "$prebuilt" ]; then
+	say "installing the prebuilt commands in $prebuilt"
+	for name in $names; do
+		cp "$prebuilt/$name" "$tmp/$name" && chmod 755 "$tmp/$name" || die "cannot copy $prebuilt/$name"
+		is_flower "$tmp/$name" "$name" ||
+			die "$prebuilt/$name does not run here (--version): an archive for another system? ($(uname -s) $(uname -m))"
+	done
+else
+	have_go || die "Go is needed to build flower (https://go.dev/dl/); without it, install a release archive with --from"
+	say "building flower's commands with $("$go" env GOVERSION) (the first build downloads and compiles its dependencies: a minute or two)..."
+	started=$(date +%s)
+	build ./cmd/...
+	say "built in $(($(date +%s) - started)) s"
+	for name in $names; do
+		is_flower "$tmp/$name" "$name" || die "the freshly built $name does not run (--version)"
+	done
+fi
 
 # A settings file that cannot be merged or written stops the run before any
 # binary is installed. A dry run goes on: it prints the hooks to add by hand.
@@ -252,7 +350,7 @@ put() {
 	changed=$((changed + 1))
 	say "+ $2"
 	$dry && return 1
-	mkdir -p "$(dirname "$2")"
+	mkdirs "$(dirname "$2")"
 	beside=$(dirname "$2")/.$(basename "$2").tmp.$$
 	cp "$1" "$beside"
 	chmod "$3" "$beside"
@@ -271,18 +369,26 @@ done
 	die "the freshly built flower-settings cannot print the capture script"
 put "$tmp/capture.bash" "$script" 644 || true
 [ "$changed" -gt 0 ] || say "binaries up to date"
+if [ -n "$made" ]; then
+	printf '%s' "$made" >>"$made_list"
+fi
 
+set --
+[ -n "$layers" ] && set -- --layers "$layers"
+# flower's plugin wires the same hooks: asked at a terminal whether to turn
+# it off, else named in a note.
+if [ -z "$plugin" ] && ! $dry && [ -t 0 ] && [ -t 1 ] &&
+	settings_tool --dry-run "$@" | grep -q "^note: flower's plugin"; then
+	printf "flower's Claude Code plugin is on in %s too: with these hooks, every hook would run twice.\nTurn the plugin off there? [y/N] " "$settings"
+	read -r answer || answer=
+	case $answer in [yY]*) plugin=--disable-plugin ;; esac
+fi
+[ -n "$plugin" ] && set -- "$@" "$plugin"
 if $dry; then
-	if [ -n "$layers" ]; then
-		settings_tool --dry-run --layers "$layers"
-	else
-		settings_tool --dry-run
-	fi
+	settings_tool --dry-run "$@"
 	say "dry run: no binary installed"
-elif [ -n "$layers" ]; then
-	settings_tool --layers "$layers"
 else
-	settings_tool
+	settings_tool "$@"
 fi
 
 case ":$PATH:" in

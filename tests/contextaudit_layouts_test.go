@@ -409,7 +409,8 @@ func ptr(v *float64) float64 {
 // TestContextAuditTotalsRealTranscripts: the totals of the real
 // transcripts, every layout among them (inline subagents, a subagents/
 // folder, a compaction and its run), are the sums of their reports: none
-// shares an entry with another, so nothing is counted once for two.
+// shares an entry with another, so nothing is counted once for two, and
+// each brief is weighed against its own session's workbench.
 func TestContextAuditTotalsRealTranscripts(t *testing.T) {
 	paths := realTranscripts(t)
 	var out, errb bytes.Buffer
@@ -422,7 +423,9 @@ func TestContextAuditTotalsRealTranscripts(t *testing.T) {
 	}
 	keys := []string{"main.turns", "main.chars", "main.hands_on", "subagents.turns", "subagents.chars", "subagents.hands_on",
 		"subagent_transcripts", "glances_main", "compactions.count", "compactions.pre_tokens", "compactions.runs",
-		"compactions.run_input_tokens", "warmups", "cache.read", "cache.creation", "cache.input"}
+		"compactions.run_input_tokens", "warmups", "cache.read", "cache.creation", "cache.input",
+		"denials.hook", "denials.rule", "denials.chars", "denials.main_chars", "briefs.count", "briefs.chars",
+		"briefs.restating", "briefs.restating_chars", "scripts.writes", "scripts.runs", "spills.count", "bad_lines"}
 	sum := map[string]int64{}
 	for _, l := range lines[:len(paths)] {
 		for _, k := range keys {

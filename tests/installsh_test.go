@@ -130,6 +130,18 @@ func (e *installEnv) runEnv(dir string, extra []string, args ...string) (int, st
 	return code, out.String()
 }
 
+// withoutBuildLines is install.sh's output without the lines that say it is
+// building.
+func withoutBuildLines(out string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if !strings.HasPrefix(line, "building flower's commands") && !strings.HasPrefix(line, "built in ") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
 func (e *installEnv) settings() string { return filepath.Join(e.home, ".claude", "settings.json") }
 func (e *installEnv) bin() string      { return filepath.Join(e.home, ".local", "bin") }
 
@@ -233,6 +245,22 @@ func TestInstallScript(t *testing.T) {
 		t.Errorf("no PATH note although %s is not on PATH:\n%s", e.bin(), out)
 	}
 
+	if !strings.Contains(out, "building flower's commands") || !strings.Contains(out, "built in ") {
+		t.Errorf("the build is not announced:\n%s", out)
+	}
+
+	// Another set of layers keeps the backup of the user's own file: the
+	// file before this run held flower's entries.
+	if code, out = e.run("", "--layers", "1,2,3,capture"); code != 0 {
+		t.Fatalf("--layers 1,2,3,capture: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(e.settings() + flowersettings.BackupSuffix); string(b) != userSettings {
+		t.Errorf("after a second set of layers the backup = %q, want the user's file from before flower", b)
+	}
+	if code, out = e.run("", "--layers", "1,2,3"); code != 0 {
+		t.Fatalf("--layers 1,2,3: exit %d\n%s", code, out)
+	}
+
 	installed := e.state()
 	code, out = e.run("")
 	if code != 0 {
@@ -263,9 +291,64 @@ func TestInstallScript(t *testing.T) {
 	if diff := cmp.Diff(userSettings, string(got)); diff != "" {
 		t.Errorf("--uninstall did not restore settings.json (-want +got):\n%s", diff)
 	}
-	left, _ := os.ReadDir(e.bin())
-	if len(left) != 0 {
-		t.Errorf("--uninstall left %v in %s", left, e.bin())
+	// The folders the install made go with it: HOME had no .local.
+	if _, err := os.Lstat(filepath.Join(e.home, ".local")); !os.IsNotExist(err) {
+		t.Errorf("--uninstall left %s (%v), which the install made", filepath.Join(e.home, ".local"), err)
+	}
+}
+
+// TestInstallScriptKeepsFoldersItFound: an uninstall removes the folders
+// the install made, not one that was there before (with a file of the
+// user's, or empty).
+func TestInstallScriptKeepsFoldersItFound(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	mine := filepath.Join(e.bin(), "my-tool")
+	os.MkdirAll(e.bin(), 0o755)
+	os.WriteFile(mine, []byte("#!/bin/sh\n"), 0o755)
+	os.MkdirAll(filepath.Join(e.home, ".local", "share"), 0o755)
+	if code, out := e.run(""); code != 0 {
+		t.Fatalf("install: exit %d\n%s", code, out)
+	}
+	if code, out := e.run("", "--uninstall"); code != 0 {
+		t.Fatalf("--uninstall: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the user's tool went: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(e.home, ".local", "share")); err != nil || !fi.IsDir() {
+		t.Errorf(".local/share, there before the install, went: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(e.home, ".local", "share", "flower")); !os.IsNotExist(err) {
+		t.Errorf(".local/share/flower, made by the install, stayed (%v)", err)
+	}
+}
+
+// TestInstallScriptPlugin: a settings file that turns flower's plugin on
+// would run every hook twice with install.sh's entries: the run says so,
+// and --disable-plugin turns the plugin off in that file.
+func TestInstallScriptPlugin(t *testing.T) {
+	t.Parallel()
+	e := newInstallEnv(t)
+	const withPlugin = "{\n  \"enabledPlugins\": {\n    \"flower@flower\": true,\n    \"other@market\": true\n  }\n}\n"
+	os.WriteFile(e.settings(), []byte(withPlugin), 0o644)
+	code, out := e.run("")
+	if code != 0 || !strings.Contains(out, "note: flower's plugin (flower@flower) is on in this file too") {
+		t.Fatalf("exit %d, and no note of the plugin:\n%s", code, out)
+	}
+	code, out = e.run("", "--disable-plugin")
+	if code != 0 {
+		t.Fatalf("--disable-plugin: exit %d\n%s", code, out)
+	}
+	b, _ := os.ReadFile(e.settings())
+	if got := gjson.GetBytes(b, `enabledPlugins.flower\@flower`); got.Type != gjson.False {
+		t.Errorf("the plugin is %s after --disable-plugin:\n%s", got.Raw, b)
+	}
+	if got := gjson.GetBytes(b, `enabledPlugins.other\@market`); got.Type != gjson.True {
+		t.Errorf("another plugin changed: %s", got.Raw)
+	}
+	if strings.Contains(out, "note: flower's plugin") {
+		t.Errorf("the note stayed after the plugin was turned off:\n%s", out)
 	}
 }
 
@@ -474,7 +557,7 @@ func TestInstallScriptUnwritableSettings(t *testing.T) {
 				t.Fatalf("exit %d, want 1\n%s", code, out)
 			}
 			want := "install.sh: " + cause + "; nothing was changed. Name another file with --settings, or run with --dry-run to print the hooks and add them where this file is generated\n"
-			if diff := cmp.Diff(want, out); diff != "" {
+			if diff := cmp.Diff(want, withoutBuildLines(out)); diff != "" {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, e.state()); diff != "" {
@@ -610,3 +693,98 @@ func readFile(t *testing.T, path string) string {
 }
 
 func gjsonPath(doc, path string) string { return gjson.Get(doc, path).String() }
+
+// TestInstallFromArchive: a release archive made by make dist installs and
+// uninstalls with no Go on the machine, from its own install.sh and with
+// --from; an archive that does not match its checksum is refused.
+func TestInstallFromArchive(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds every command; not in -short")
+	}
+	dist := t.TempDir()
+	target := goEnv(t, "GOOS") + "/" + goEnv(t, "GOARCH")
+	if out, err := exec.Command("make", "-s", "-C", "..", "dist", "DIST="+dist, "DIST_TARGETS="+target).CombinedOutput(); err != nil {
+		t.Fatalf("make dist: %v\n%s", err, out)
+	}
+	archives, _ := filepath.Glob(filepath.Join(dist, "flower-*.tar.gz"))
+	if len(archives) != 1 {
+		t.Fatalf("make dist made %v", archives)
+	}
+	archive := archives[0]
+	name := strings.TrimSuffix(filepath.Base(archive), ".tar.gz")
+
+	// No Go: only the system's own folders on PATH.
+	noGo := "PATH=/usr/bin:/bin"
+	for _, dir := range []string{"/usr/bin", "/bin"} {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+			t.Fatalf("%s holds a go: the test cannot take Go away", dir)
+		}
+	}
+	sh := func(home string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command("sh", args...)
+		cmd.Env = []string{noGo, "HOME=" + home}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+
+	unpacked := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", archive, "-C", unpacked).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(userSettings), 0o644)
+	script := filepath.Join(unpacked, name, "install.sh")
+	code, out := sh(home, script)
+	if code != 0 || !strings.Contains(out, "installing the prebuilt commands") {
+		t.Fatalf("the archive's install.sh without Go: exit %d\n%s", code, out)
+	}
+	bin := filepath.Join(home, ".local", "bin")
+	if diff := cmp.Diff(flowersettings.DefaultLayers, wired(t, filepath.Join(home, ".claude", "settings.json"), bin)); diff != "" {
+		t.Errorf("wired layers (-want +got):\n%s", diff)
+	}
+	if v, err := exec.Command(filepath.Join(bin, "delegate-guard"), "--version").Output(); err != nil || !strings.HasPrefix(string(v), "delegate-guard ") {
+		t.Errorf("installed delegate-guard --version = %q, %v", v, err)
+	}
+	if code, out = sh(home, script, "--uninstall"); code != 0 {
+		t.Fatalf("--uninstall without Go: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".claude", "settings.json")); string(b) != userSettings {
+		t.Errorf("--uninstall did not restore the settings:\n%s", b)
+	}
+	if _, err := os.Lstat(filepath.Join(home, ".local")); !os.IsNotExist(err) {
+		t.Errorf("--uninstall left %s (%v)", filepath.Join(home, ".local"), err)
+	}
+
+	// --from the archive itself, checked against SHA256SUMS.
+	home2 := t.TempDir()
+	if code, out = sh(home2, "../install.sh", "--from", archive); code != 0 || !strings.Contains(out, "checked "+filepath.Base(archive)) {
+		t.Fatalf("--from %s: exit %d\n%s", archive, code, out)
+	}
+	if _, err := os.Stat(filepath.Join(home2, ".local", "bin", "spill-guard")); err != nil {
+		t.Errorf("--from installed no spill-guard: %v", err)
+	}
+
+	// A damaged download is refused before anything is installed.
+	bad := t.TempDir()
+	b, _ := os.ReadFile(archive)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(filepath.Join(bad, filepath.Base(archive)), b, 0o644)
+	sums, _ := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
+	os.WriteFile(filepath.Join(bad, "SHA256SUMS"), sums, 0o644)
+	home3 := t.TempDir()
+	if code, out = sh(home3, "../install.sh", "--from", filepath.Join(bad, filepath.Base(archive))); code != 1 || !strings.Contains(out, "does not match its checksum") {
+		t.Errorf("a damaged archive: exit %d\n%s", code, out)
+	}
+	if _, err := os.Lstat(filepath.Join(home3, ".local")); !os.IsNotExist(err) {
+		t.Errorf("a damaged archive installed something (%v)", err)
+	}
+}

@@ -1,6 +1,7 @@
 package contextaudit
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,16 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
+// Options are what the flags set for an audit.
+type Options struct {
+	Workbench string // the workbench root; "" for <the session's first cwd>/.flower
+	Window    int64  // the model's context window, in tokens
+	WhatIf    *WhatIfOptions
+	// Glances is the glance table delegate-guard used in the session's
+	// project: the built-in one (nil) with the extras of its configuration.
+	Glances *ephemeral.Glances
+}
+
 // handsOnTools are the tools that change things: the ones layer one keeps
 // off the main thread (delegate-guard's matcher, plus MultiEdit).
 var handsOnTools = map[string]bool{"Bash": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
@@ -28,140 +39,103 @@ var briefTools = map[string]bool{"Agent": true, "Task": true}
 // escapes, so it reads the same in the raw line.
 const pointerMark = "[Spilled to a file"
 
-// session accumulates one session's figures over its transcripts.
-type session struct {
-	r       *Report
-	root    string // workbench root; "" until the first cwd is read
-	scripts map[string]*scriptUse
-	spilled map[string]bool
-	// sessionOf is the first sessionId read: for a subagent's transcript
-	// given alone, the session it belongs to.
-	sessionOf string
-	// inlineRuns counts the subagent runs inline in the main transcript
-	// (CLI 1.0): isSidechain user entries without a parent.
-	inlineRuns int
-	// files are the transcripts added by addSubagent, for the totals,
-	// which count each file once however many sessions name it.
-	files []subFile
-	// firstBad is the first bad line, for the warning.
-	firstBad string
-	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
-	// context size, for the growth per turn.
-	mainTurnsWithUsage int64
-	// glances is the session's glance table (Options.Glances).
-	glances *ephemeral.Glances
-	// more gathers the figures of figures.go and the what-if; total, when
-	// set, is the running total of several sessions (totals.go).
-	more  *figures
-	total *totals
-}
-
-type scriptUse struct{ writes, runs int64 }
-
-// subFile is a transcript addSubagent added: a subagent's, a compaction
-// run's (with its tokens) or a warmup's.
-type subFile struct {
-	path                string
-	run, warmup         bool
-	tokensIn, tokensOut int64
-}
-
-// thread reads one thread of a transcript into the session: the main
-// thread, or a subagent's (a transcript of its own, or the isSidechain
-// entries of the main one).
-type thread struct {
-	s       *session
-	t       *Thread
-	main    bool
-	lastMsg string            // message.id of the previous assistant entry
-	pending map[string]effect // tool_use_id → what the call does to scripts
-	// What a transcript that is no subagent's work is told apart by: the
-	// tokens of a compaction run, the first prompt of a warmup.
-	tokensIn, tokensOut int64
-	prompted, warmup    bool
-	// total is the totals' reader of the same thread, nil without totals.
-	total *thread
-}
-
-// newThread is a thread adding into t, with its reader into the totals
-// when there are totals: the main thread's adds into the totals' main
-// thread, a subagent's into a Thread of its own that addSubagent adds
-// where it belongs.
-func (s *session) newThread(t *Thread, main bool) *thread {
-	th := &thread{s: s, t: t, main: main, pending: map[string]effect{}}
-	if s.total != nil {
-		tt := &Thread{}
-		if main {
-			tt = &s.total.s.r.Main
-		}
-		th.total = &thread{s: s.total.s, t: tt, main: main, pending: map[string]effect{}}
-	}
-	return th
-}
-
 // warmupPrompt is the whole first prompt of the runs Claude Code (2.0 to
 // 2.1.4 at least) starts on its own at the start of a session to fill the
 // prompt cache, each in a subagent transcript: no subagent's work.
 const warmupPrompt = "Warmup"
 
-// effect is what one tool call does to workbench scripts, counted once its
-// result shows it ran (a denied or interrupted call did nothing).
-type effect struct{ writes, runs []string }
+// session reads one session's transcripts into its report, a method for
+// each kind of entry and block.
+type session struct {
+	r     *Report
+	o     Options
+	root  string          // workbench root; "" until the first cwd is read
+	calls map[string]call // the tool calls whose result is still to come, by id
+	// counts, when set, says whether the entry of a key counts (totals.go).
+	counts func(key string) bool
+	// sessionOf is the first sessionId read: for a subagent's transcript
+	// given alone, the session it belongs to.
+	sessionOf string
+	firstBad  string
+	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
+	// context size, for the growth per turn.
+	mainTurnsWithUsage int64
+	restate            *restater
+	whatIf             *whatIf
+}
+
+// call is a tool call until its result shows whether it ran: a call
+// denied or interrupted did nothing to the scripts.
+type call struct {
+	chars        int64
+	writes, runs []string // the workbench scripts it writes and runs
+	// texts are the scripts whose text it writes, and names the file names
+	// that text names.
+	texts, names []string
+}
+
+// thread is one thread of a transcript: the main thread, or a subagent's
+// (a transcript of its own, or the isSidechain entries of the main one).
+type thread struct {
+	t       *Thread
+	main    bool
+	lastMsg string // message.id of the previous assistant entry
+	// entries counts its user and assistant entries, counted or not.
+	entries int64
+	// What a transcript that is no subagent's work is told apart by: the
+	// tokens of a compaction run, the first prompt of a warmup.
+	tokensIn, tokensOut int64
+	prompted, warmup    bool
+}
 
 // Audit reads the session whose main transcript is at path, with its
 // subagent transcripts, and returns its report. workbenchRoot is the
 // workbench the scripts live in; "" takes <first cwd of the session>/.flower,
-// the root the hooks use by default ($CLAUDE_PROJECT_DIR/.flower: the cwd
-// the session started in). Bad lines are counted, not fatal; the error is
-// for a main transcript with nothing readable. Warnings are about
+// the root the hooks use by default. Bad lines are counted, not fatal; the
+// error is for a main transcript with nothing readable. Warnings are about
 // transcripts that were read in part or not at all.
-//
-// A subagent's transcript given as path is reported as one: its figures in
-// Subagents (or, for a compaction run or a warmup, where those go), and
-// SubagentOf naming its session.
 func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error) {
 	return audit(path, Options{Workbench: workbenchRoot, Window: DefaultWindow}, nil)
 }
 
-// audit is Audit with every option, adding the session to tot unless nil.
-func audit(path string, o Options, tot *totals) (r *Report, warnings []string, err error) {
-	s := newSession(path, o.Workbench)
-	s.more, s.total, s.glances = newFigures(s, o), tot, o.Glances
-	main := s.newThread(&s.r.Main, true)
-	var side Thread
-	sub := s.newThread(&side, false)
-	good, err := s.readFile(path, main, sub)
-	if err != nil {
-		return nil, nil, err
+// audit is Audit with every option. counts, when not nil, is asked of
+// every entry whether it counts, by its key (entryKey).
+func audit(path string, o Options, counts func(key string) bool) (*Report, []string, error) {
+	s := &session{r: newReport(path), o: o, calls: map[string]call{}, counts: counts}
+	if o.Workbench != "" {
+		s.root = filepath.Clean(o.Workbench)
 	}
-	if good == 0 {
-		if s.r.BadLines == 0 {
-			return nil, nil, fmt.Errorf("%s: no entries", path)
-		}
+	if o.WhatIf != nil {
+		s.whatIf = newWhatIf(s, *o.WhatIf)
+	}
+	main, side := &thread{t: &s.r.Main, main: true}, &thread{t: &Thread{}}
+	good, err := s.read(path, main, side)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case good == 0 && s.r.BadLines == 0:
+		return nil, nil, fmt.Errorf("%s: no entries", path)
+	case good == 0:
 		return nil, nil, fmt.Errorf("%s: nothing readable: %d bad lines (first: %s)", path, s.r.BadLines, s.firstBad)
 	}
-	if s.r.Main.Entries == 0 && side.Entries > 0 {
+	var warnings []string
+	if main.entries == 0 && side.entries > 0 {
 		// Subagent entries alone: a subagent's transcript (CLI 2.0 and
 		// 2.1 name it agent-<id>.jsonl), not a session.
 		of := s.sessionOf
 		s.r.SubagentOf = &of
-		s.inlineRuns = 0 // its root is the run's start, not one inline
-		s.addSubagent(path, sub)
+		s.r.inlineRuns = 0 // its root is the run's start, not one inline
+		s.addSubagent(path, side)
 	} else {
-		// Inline subagent work (CLI 1.0): each run starts at a root.
-		s.r.Subagents.add(side)
-		s.r.SubagentTranscripts += s.inlineRuns
-		if sub.total != nil {
-			sub.total.s.r.Subagents.add(*sub.total.t)
-		}
+		s.r.Subagents.add(*side.t)
+		s.r.SubagentTranscripts += s.r.inlineRuns
 		subs, err := transcript.Subagents(path)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: subagents: %v", path, err))
 		}
 		for _, p := range subs {
-			var t Thread
-			th := s.newThread(&t, false)
-			if _, err := s.readFile(p, th, th); err != nil {
+			th := &thread{t: &Thread{}}
+			if _, err := s.read(p, th, th); err != nil {
 				warnings = append(warnings, err.Error())
 				continue
 			}
@@ -174,33 +148,20 @@ func audit(path string, o Options, tot *totals) (r *Report, warnings []string, e
 	if s.r.BadLines > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: %d bad lines skipped (first: %s)", path, s.r.BadLines, s.firstBad))
 	}
-	s.finish()
-	s.more.finish()
-	tot.add(s)
+	s.r.finish(o.Window, s.mainTurnsWithUsage)
+	if s.whatIf != nil {
+		s.r.WhatIf = s.whatIf.finish()
+	}
 	return s.r, warnings, nil
-}
-
-func newSession(path, workbenchRoot string) *session {
-	s := &session{
-		r:       &Report{Session: transcript.SessionID(path), Path: path},
-		scripts: map[string]*scriptUse{},
-		spilled: map[string]bool{},
-	}
-	s.r.Compactions.AfterTurns = []int64{}
-	if workbenchRoot != "" {
-		s.root = filepath.Clean(workbenchRoot)
-	}
-	return s
 }
 
 // addSubagent adds the subagent transcript at path, read into th: a
 // compaction's summarising run to the compactions, a cache warmup to the
-// warmups, a subagent's work to Subagents (and to the totals' subagents,
-// which count the runs and warmups from each session: totals.add).
+// warmups, a subagent's work to Subagents.
 func (s *session) addSubagent(path string, th *thread) {
 	r := s.r
 	run := transcript.IsCompactionRun(path)
-	s.files = append(s.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut})
+	r.files = append(r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut})
 	switch {
 	case run:
 		r.Compactions.Runs++
@@ -211,24 +172,12 @@ func (s *session) addSubagent(path string, th *thread) {
 	default:
 		r.Subagents.add(*th.t)
 		r.SubagentTranscripts++
-		if tt := th.total; tt != nil {
-			tt.s.r.Subagents.add(*tt.t)
-		}
 	}
 }
 
-// add adds the figures of o.
-func (t *Thread) add(o Thread) {
-	t.Entries += o.Entries
-	t.Turns += o.Turns
-	t.Chars += o.Chars
-	t.ToolCalls += o.ToolCalls
-	t.HandsOn += o.HandsOn
-}
-
-// readFile streams one transcript and returns how many lines parsed: the
-// main thread's entries go to main, isSidechain entries to side.
-func (s *session) readFile(path string, main, side *thread) (int64, error) {
+// read streams one transcript and returns how many lines parsed: the main
+// thread's entries go to main, isSidechain entries to side.
+func (s *session) read(path string, main, side *thread) (int64, error) {
 	f, err := transcript.Open(path)
 	if err != nil {
 		return 0, err
@@ -237,7 +186,10 @@ func (s *session) readFile(path string, main, side *thread) (int64, error) {
 	var good int64
 	err = transcript.Scan(f, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
-			s.bad(path, err) // a *transcript.LineError: counted, not fatal
+			s.r.BadLines++ // a *transcript.LineError: counted, not fatal
+			if s.firstBad == "" {
+				s.firstBad = fmt.Sprintf("%s: %v", filepath.Base(path), err)
+			}
 			return nil
 		}
 		good++
@@ -247,16 +199,15 @@ func (s *session) readFile(path string, main, side *thread) (int64, error) {
 		th := main
 		if e.IsSidechain {
 			if main != side && e.Type == "user" && e.IsConversation() && e.ParentUUID == "" {
-				s.inlineRuns++
+				s.r.inlineRuns++
 			}
 			th = side
 		}
-		th.entry(e)
-		s.more.entry(th, e)
-		if tt := th.total; tt != nil && s.total.fresh(e) {
-			tt.s.root, tt.s.glances = s.root, s.glances
-			tt.entry(e)
-			tt.s.more.entry(tt, e)
+		if e.Message != nil && (e.Type == "user" || e.Type == "assistant") {
+			th.entries++
+		}
+		if s.counts == nil || s.counts(entryKey(e)) {
+			s.entry(th, e)
 		}
 		return nil
 	})
@@ -266,18 +217,25 @@ func (s *session) readFile(path string, main, side *thread) (int64, error) {
 	return good, nil
 }
 
-func (s *session) bad(path string, err error) {
-	s.r.BadLines++
-	if s.firstBad == "" {
-		s.firstBad = fmt.Sprintf("%s: %v", filepath.Base(path), err)
+// entryKey is what tells an entry from a copy of it: its uuid, or the one
+// Claude Code's own forks name in forkedFrom.messageUuid (prune-session's
+// keep the uuids). "" for bookkeeping lines.
+func entryKey(e *transcript.Entry) string {
+	if bytes.Contains(e.Raw, []byte(`"forkedFrom"`)) {
+		if m := gjson.GetBytes(e.Raw, "forkedFrom.messageUuid").Str; m != "" {
+			return m
+		}
 	}
+	return e.UUID
 }
 
 // entry adds one parsed line.
-func (th *thread) entry(e *transcript.Entry) {
-	s := th.s
+func (s *session) entry(th *thread, e *transcript.Entry) {
 	if s.root == "" && e.Cwd != "" {
 		s.root = filepath.Join(e.Cwd, hook.WorkbenchDirName)
+	}
+	if th.main && s.whatIf != nil {
+		s.whatIf.entry(e)
 	}
 	if th.main && e.IsCompactBoundary() {
 		c := &s.r.Compactions
@@ -304,33 +262,32 @@ func (th *thread) entry(e *transcript.Entry) {
 	}
 	th.t.Entries++
 	th.t.Chars += int64(e.Chars())
-	switch e.Type {
-	case "assistant":
-		th.assistant(e)
-	case "user":
-		th.user(e)
+	if e.Type == "assistant" {
+		s.assistant(th, e)
+	} else {
+		s.user(th, e)
 	}
 }
 
-func (th *thread) assistant(e *transcript.Entry) {
+func (s *session) assistant(th *thread, e *transcript.Entry) {
 	m := e.Message
-	// Claude Code writes the entries of one response one after another, so a
-	// new message.id starts a turn; memory stays constant however long the
-	// transcript. A synthetic API-error entry is no response of the model.
+	// Claude Code writes the entries of one response one after another, so
+	// a new message.id starts a turn. A synthetic API-error entry is no
+	// response of the model.
 	if !e.IsAPIError && (m.ID == "" || m.ID != th.lastMsg) {
-		th.lastMsg = strings.Clone(m.ID) // a view of the line
+		th.lastMsg = strings.Clone(m.ID)
 		th.t.Turns++
-		th.usage(m.Usage)
+		s.usage(th, m.Usage)
 	}
 	for _, b := range e.ToolUses() {
-		th.toolUse(b, e.Cwd)
+		s.toolUse(th, b, e.Cwd)
 	}
 }
 
 // usage adds a turn's usage, once per turn: every entry of a response
 // repeats it.
-func (th *thread) usage(u transcript.Usage) {
-	r := th.s.r
+func (s *session) usage(th *thread, u transcript.Usage) {
+	r := s.r
 	r.Cache.Read += u.CacheReadInputTokens
 	r.Cache.Creation += u.CacheCreationInputTokens
 	r.Cache.Input += u.InputTokens
@@ -340,73 +297,100 @@ func (th *thread) usage(u transcript.Usage) {
 	if !th.main || size == 0 {
 		return
 	}
-	if th.s.mainTurnsWithUsage == 0 {
+	if s.mainTurnsWithUsage == 0 {
 		r.Context.First = size
 	}
 	r.Context.Last = size
-	th.s.mainTurnsWithUsage++
+	s.mainTurnsWithUsage++
 }
 
-func (th *thread) toolUse(b transcript.Block, cwd string) {
-	r := th.s.r
+func (s *session) toolUse(th *thread, b transcript.Block, cwd string) {
+	r := s.r
 	th.t.ToolCalls++
 	if handsOnTools[b.Name] {
 		th.t.HandsOn++
 	}
-	var eff effect
+	c := call{chars: int64(b.Chars)}
+	in := b.Input
+	var text string
 	switch b.Name {
 	case "Bash":
-		cmd := b.Input.Get("command").Str
-		if th.main && th.s.glances.IsEphemeral(cmd) {
+		cmd := in.Get("command").Str
+		if th.main && s.o.Glances.IsEphemeral(cmd) {
 			r.GlancesMain++
 		}
-		eff = th.s.bashScripts(cmd, cwd)
-	case "Write", "Edit", "MultiEdit":
-		eff.writes = th.s.scriptNames(cwd, b.Input.Get("file_path").Str)
+		c, text = s.bashScripts(c, cmd, cwd)
+	case "Write":
+		c.writes, text = s.scriptNames(cwd, in.Get("file_path").Str), in.Get("content").Str
+	case "Edit":
+		c.writes, text = s.scriptNames(cwd, in.Get("file_path").Str), in.Get("new_string").Str
+	case "MultiEdit":
+		c.writes = s.scriptNames(cwd, in.Get("file_path").Str)
+		for _, ed := range in.Get("edits").Array() {
+			text += ed.Get("new_string").Str + "\n"
+		}
 	case "NotebookEdit":
-		eff.writes = th.s.scriptNames(cwd, b.Input.Get("notebook_path").Str)
+		c.writes, text = s.scriptNames(cwd, in.Get("notebook_path").Str), in.Get("new_source").Str
+	}
+	if b.Name != "Bash" {
+		c.texts = c.writes
+	}
+	if len(c.texts) > 0 {
+		c.names = namesIn(text)
 	}
 	if th.main && briefTools[b.Name] {
+		prompt := in.Get("prompt").Str
 		r.Briefs.Count++
-		r.Briefs.Chars += int64(utf8.RuneCountInString(b.Input.Get("prompt").Str))
-	}
-	if len(eff.writes)+len(eff.runs) > 0 {
-		th.pending[strings.Clone(b.ID)] = eff // a view of its line, which it would keep
-	}
-}
-
-func (th *thread) user(e *transcript.Entry) {
-	r := th.s.r
-	if e.ToolDenialKind == "permission-rule" {
-		if e.DenialSource == "hook" {
-			r.Denials.Hook++
-		} else {
-			r.Denials.Rule++
+		r.Briefs.Chars += int64(utf8.RuneCountInString(prompt))
+		if s.restate == nil {
+			s.restate = newRestater(s.root)
+		}
+		if n := s.restate.restates(prompt); n > 0 {
+			r.Briefs.Restating++
+			r.Briefs.RestatingChars += n
 		}
 	}
+	s.calls[strings.Clone(b.ID)] = c // a view of its line, which the map would keep
+}
+
+func (s *session) user(th *thread, e *transcript.Entry) {
+	r := s.r
+	denied := e.ToolDenialKind == "permission-rule"
+	if denied && e.DenialSource == "hook" {
+		r.Denials.Hook++
+	} else if denied {
+		r.Denials.Rule++
+	}
 	for _, b := range e.ToolResults() {
-		if eff, ok := th.pending[b.ToolUseID]; ok {
-			delete(th.pending, b.ToolUseID)
+		if c, ok := s.calls[b.ToolUseID]; ok {
+			delete(s.calls, b.ToolUseID)
+			if denied {
+				// A denial costs the dead call and the denial together.
+				r.Denials.Chars += c.chars + int64(b.Chars)
+				if th.main {
+					r.Denials.MainChars += c.chars + int64(b.Chars)
+				}
+			}
 			if e.ToolDenialKind == "" {
-				th.s.commit(eff)
+				r.ran(c)
 			}
 		}
 		if strings.Contains(b.ContentRaw(), pointerMark) {
-			th.s.spills(contentText(b.Content()))
+			s.spills(contentText(b.Content()))
 		}
 	}
 }
 
-// spills counts the spill pointers of a tool result that name a file in a
+// spills notes the spill pointers of a tool result that name a file in a
 // spill folder, each file once.
 func (s *session) spills(text string) {
 	for _, f := range spill.ParsePointers(text) {
-		if filepath.Base(filepath.Dir(f.Path)) != workbench.SpillDir || s.spilled[f.Path] {
+		if filepath.Base(filepath.Dir(f.Path)) != workbench.SpillDir {
 			continue
 		}
-		s.spilled[strings.Clone(f.Path)] = true // f.Path may point into the reader's buffer
-		s.r.Spills.Count++
-		s.r.Spills.CharsMoved += f.Chars
+		if _, ok := s.r.spilled[f.Path]; !ok {
+			s.r.spilled[strings.Clone(f.Path)] = f.Chars // f.Path may point into the reader's buffer
+		}
 	}
 }
 
@@ -425,46 +409,4 @@ func contentText(v gjson.Result) string {
 		return true
 	})
 	return b.String()
-}
-
-func (s *session) commit(eff effect) {
-	use := func(name string) *scriptUse {
-		u := s.scripts[name]
-		if u == nil {
-			u = &scriptUse{}
-			s.scripts[name] = u
-		}
-		return u
-	}
-	for _, name := range eff.writes {
-		use(name).writes++
-	}
-	for _, name := range eff.runs {
-		use(name).runs++
-	}
-}
-
-// finish derives the figures that need the whole session.
-func (s *session) finish() {
-	r := s.r
-	for _, u := range s.scripts {
-		r.Scripts.Writes += u.writes
-		r.Scripts.Runs += u.runs
-		if u.writes > 0 {
-			r.Scripts.Written++
-			if u.runs == 0 {
-				r.Scripts.WrittenNotRun++
-			}
-		}
-		if u.runs > 1 {
-			r.Scripts.RunMoreThanOnce++
-		}
-	}
-	r.SubagentShare.Turns = share(r.Subagents.Turns, r.Main.Turns+r.Subagents.Turns)
-	r.SubagentShare.Chars = share(r.Subagents.Chars, r.Main.Chars+r.Subagents.Chars)
-	r.HandsOnRatio = ratio(r.Subagents.HandsOn, r.Main.HandsOn)
-	if n := s.mainTurnsWithUsage; n > 1 {
-		r.Context.GrowthPerTurn = ratio(r.Context.Last-r.Context.First, n-1)
-	}
-	r.Cache.HitRate = share(r.Cache.Read, r.Cache.Read+r.Cache.Creation+r.Cache.Input)
 }

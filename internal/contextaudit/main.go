@@ -34,30 +34,40 @@ working directory (or folder under projects/) is DIR.`
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
-	asJSON := c.Flags.Bool("json", false, "print one JSON object per session (JSON Lines) instead of a table")
-	project := c.Flags.String("project", "", "audit every session of the project whose working directory (or projects/ folder) is `DIR`")
-	root := c.Flags.String("workbench", "", "the workbench root whose scripts/ are counted (default: <the session's first cwd>/.flower)")
-	options := optionFlags(c.Flags)
+	fs := c.Flags
+	asJSON := fs.Bool("json", false, "print one JSON object per session (JSON Lines) instead of a table")
+	project := fs.String("project", "", "audit every session of the project whose working directory (or projects/ folder) is `DIR`")
+	root := fs.String("workbench", "", "the workbench root whose scripts/ are counted (default: <the session's first cwd>/.flower)")
+	window := fs.Int64("window", DefaultWindow, "the model's context window in `tokens` (1000000 for a 1M model)")
+	whatIf := fs.Bool("what-if", false, "estimate what the main thread would have held with every layer of flower")
+	cpt := fs.Float64("chars-per-token", DefaultCharsPerToken, "with --what-if: characters a token holds")
+	delegation := fs.Int64("delegation-chars", 0, "with --what-if: what one delegation costs the main thread, in `characters` (default: the mean of the session's own, else "+fmt.Sprint(DefaultDelegation)+")")
 	if code, done := c.Parse(args); done {
 		return code
 	}
-	opts, err := options()
-	if err != nil {
-		return c.Fail(err)
-	}
-	if c.Flags.NArg() == 0 && *project == "" {
+	switch {
+	case *window < 1:
+		return c.Fail(fmt.Errorf("--window must be at least 1 token, got %d", *window))
+	case !(*cpt > 0 && *cpt < 100):
+		return c.Fail(fmt.Errorf("--chars-per-token must be over 0 and under 100, got %g", *cpt))
+	case *delegation < 0:
+		return c.Fail(fmt.Errorf("--delegation-chars must be 0 or more, got %d", *delegation))
+	case fs.NArg() == 0 && *project == "":
 		return c.Fail(errors.New("want SESSION... or --project DIR (see context-audit --help)"))
+	}
+	opts := Options{Window: *window}
+	if *whatIf {
+		opts.WhatIf = &WhatIfOptions{Window: *window, CharsPerToken: *cpt, Delegation: *delegation}
 	}
 	if *root != "" {
 		abs, err := filepath.Abs(*root)
 		if err != nil {
 			return c.Fail(err)
 		}
-		*root = abs
+		opts.Workbench = abs
 	}
 
-	var problems []string
-	var paths []string
+	var problems, paths []string
 	if *project != "" {
 		_, found, err := transcript.ProjectSessions(*project)
 		if err != nil {
@@ -65,7 +75,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 		paths = append(paths, found...)
 	}
-	for _, arg := range c.Flags.Args() {
+	for _, arg := range fs.Args() {
 		p, err := transcript.Locate(arg)
 		if err != nil {
 			problems = append(problems, err.Error())
@@ -73,32 +83,26 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 		paths = append(paths, p)
 	}
-
 	paths = distinct(paths)
-	opts.Workbench = *root
-	var tot *totals
+	var tot *totals // nil for one session: no totals, and no entries held to count once
 	if len(paths) > 1 {
-		tot = newTotals(opts)
+		tot = newTotals()
+	}
+	write := writeTable
+	if *asJSON {
+		write = writeJSON
 	}
 	printed := 0
 	tables := glanceTables{}
 	for _, p := range paths {
 		opts.Glances = tables.of(c, transcript.FirstCwd(p))
-		r, warnings, err := audit(p, opts, tot)
+		r, warnings, err := tot.audit(p, opts)
 		problems = append(problems, warnings...)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
-		if printed > 0 && !*asJSON {
-			fmt.Fprintln(stdout)
-		}
-		if *asJSON {
-			err = writeJSON(stdout, r)
-		} else {
-			err = writeTable(stdout, r)
-		}
-		if err != nil {
+		if err := write(stdout, r, printed > 0); err != nil {
 			return c.Fail(err)
 		}
 		printed++
@@ -112,7 +116,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return c.Fail(errors.New(msg))
 	}
 	if printed > 1 {
-		if err := writeTotals(stdout, tot.report(), *asJSON); err != nil {
+		if err := write(stdout, tot.report(), true); err != nil {
 			return c.Fail(err)
 		}
 	}

@@ -8,43 +8,34 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/tidwall/sjson"
+
+	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
 // Report is the audit of one session; its JSON form is one line of
-// --json. A ratio whose denominator is zero is null (nil here): there is
-// nothing to divide, which no number would say.
+// --json, each figure as docs/REFERENCE.md defines it. A ratio whose
+// denominator is zero is null (nil here): no number would say it.
 type Report struct {
-	Session string `json:"session"`
-	Path    string `json:"path"`
-	// ForkedFrom is the session this one is a fork of: prune-session's
-	// (its transcript.ForkMarker) or Claude Code's own (/branch); null when
-	// it is no fork, or not one that says so. A fork is a session of its
-	// own, resumable, so it is reported like any other.
-	ForkedFrom *string `json:"forked_from"`
-	// SubagentOf is set when the transcript given is a subagent's: the
-	// session it belongs to. Its figures are then those of a subagent.
-	SubagentOf *string `json:"subagent_of"`
-	// SubagentTranscripts counts the subagents read: their transcripts,
-	// and (CLI 1.0) the runs written inline in the main one.
-	SubagentTranscripts int `json:"subagent_transcripts"`
+	Session             string  `json:"session"`
+	Path                string  `json:"path"`
+	ForkedFrom          *string `json:"forked_from"` // prune-session's fork (transcript.ForkMarker) or Claude Code's own
+	SubagentOf          *string `json:"subagent_of"` // set when the transcript given is a subagent's
+	SubagentTranscripts int     `json:"subagent_transcripts"`
 
 	Main      Thread `json:"main"`
 	Subagents Thread `json:"subagents"` // every subagent transcript summed
 
 	SubagentShare struct {
-		Turns *float64 `json:"turns"` // subagent turns / all turns
-		Chars *float64 `json:"chars"` // subagent chars / all chars
+		Turns *float64 `json:"turns"`
+		Chars *float64 `json:"chars"`
 	} `json:"subagent_share"`
-	// HandsOnRatio is subagent hands-on calls per main-thread hands-on
-	// call (the design's 1,893:32 = 59:1); null when the main thread made
-	// none.
 	HandsOnRatio *float64 `json:"hands_on_ratio"`
 
 	Denials struct {
-		Hook int64 `json:"hook"` // permissionDecision.source "hook"
-		Rule int64 `json:"rule"` // any other source: settings rules ("config")
-		// Chars is what the denials cost: the denied calls and their
-		// results, on every thread; MainChars on the main thread alone.
+		Hook      int64 `json:"hook"`
+		Rule      int64 `json:"rule"`
 		Chars     int64 `json:"chars"`
 		MainChars int64 `json:"main_chars"`
 	} `json:"denials"`
@@ -54,22 +45,17 @@ type Report struct {
 		CharsMoved int64 `json:"chars_moved"`
 	} `json:"spills"`
 	Scripts struct {
-		Written         int64 `json:"written"`
-		Writes          int64 `json:"writes"`
-		Runs            int64 `json:"runs"`
-		RunMoreThanOnce int64 `json:"run_more_than_once"`
-		WrittenNotRun   int64 `json:"written_not_run"`
-		// ReusedByScripts counts the scripts another script names;
-		// MostReused is the one most scripts name, null when none is.
+		Written         int64        `json:"written"`
+		Writes          int64        `json:"writes"`
+		Runs            int64        `json:"runs"`
+		RunMoreThanOnce int64        `json:"run_more_than_once"`
+		WrittenNotRun   int64        `json:"written_not_run"`
 		ReusedByScripts int64        `json:"reused_by_scripts"`
 		MostReused      *ScriptReuse `json:"most_reused"`
 	} `json:"scripts"`
 	Briefs struct {
-		Count int64 `json:"count"`
-		Chars int64 `json:"chars"`
-		// Restating counts the briefs with a sentence that restates what
-		// the subagent is given anyway (restate.go); RestatingChars is
-		// the characters of those sentences.
+		Count          int64 `json:"count"`
+		Chars          int64 `json:"chars"`
 		Restating      int64 `json:"restating"`
 		RestatingChars int64 `json:"restating_chars"`
 	} `json:"briefs"`
@@ -84,32 +70,45 @@ type Report struct {
 		Input    int64    `json:"input"`
 		HitRate  *float64 `json:"hit_rate"`
 	} `json:"cache"`
-	// Compactions are the main thread's: where Claude Code summarized the
-	// conversation so far and went on from the summary. Not subagent work,
-	// though CLI 2.1 runs each as an agent with a transcript of its own
-	// (agent-acompact-*.jsonl).
-	Compactions struct {
-		Count      int64   `json:"count"`
-		AfterTurns []int64 `json:"after_turns"` // the main thread's turns before each
-		PreTokens  int64   `json:"pre_tokens"`  // the context they summarized (compactMetadata.preTokens)
-		// Runs counts the transcripts of their summarising runs, and
-		// RunInputTokens and RunOutputTokens what those runs were sent and
-		// wrote (their usage); 0 where the CLI kept no such transcript.
-		Runs            int64 `json:"runs"`
-		RunInputTokens  int64 `json:"run_input_tokens"`
-		RunOutputTokens int64 `json:"run_output_tokens"`
-	} `json:"compactions"`
-	// Warmups counts the runs Claude Code starts on its own to fill the
-	// prompt cache (a subagent transcript whose prompt is "Warmup"): no
-	// subagent's work. Their tokens are in Cache.
-	Warmups int64 `json:"warmups"`
-	// Window is the main thread's context against the model's window.
-	Window Window `json:"window"`
-	// WhatIf is the estimate of --what-if, absent without it.
-	WhatIf   *WhatIf `json:"what_if,omitempty"`
-	BadLines int64   `json:"bad_lines"`
+	Compactions Compactions `json:"compactions"`
+	Warmups     int64       `json:"warmups"`
+	Window      Window      `json:"window"`
+	WhatIf      *WhatIf     `json:"what_if,omitempty"`
+	BadLines    int64       `json:"bad_lines"`
 
-	totals *totals // set on the report of several sessions' totals
+	// What figures are derived from, kept for the totals to merge: the
+	// scripts by name, the spill files with the characters they hold, the
+	// subagent transcripts read and the subagent runs inline (CLI 1.0).
+	scripts    map[string]*script
+	spilled    map[string]int64
+	files      []subFile
+	inlineRuns int
+	totals     *totals // set on the report of several sessions' totals
+}
+
+// Compactions are the main thread's, and the transcripts of their
+// summarising runs where the CLI kept them (not subagent work).
+type Compactions struct {
+	Count           int64   `json:"count"`
+	AfterTurns      []int64 `json:"after_turns"`
+	PreTokens       int64   `json:"pre_tokens"`
+	Runs            int64   `json:"runs"`
+	RunInputTokens  int64   `json:"run_input_tokens"`
+	RunOutputTokens int64   `json:"run_output_tokens"`
+}
+
+// subFile is a subagent transcript read: a subagent's, a compaction run's
+// (with its tokens) or a warmup's.
+type subFile struct {
+	path                string
+	run, warmup         bool
+	tokensIn, tokensOut int64
+}
+
+func newReport(path string) *Report {
+	r := &Report{Session: transcript.SessionID(path), Path: path, scripts: map[string]*script{}, spilled: map[string]int64{}}
+	r.Compactions.AfterTurns = []int64{}
+	return r
 }
 
 // Thread holds the figures of one side: the main thread, or all subagents.
@@ -119,6 +118,86 @@ type Thread struct {
 	Chars     int64 `json:"chars"`      // message bodies, in characters
 	ToolCalls int64 `json:"tool_calls"` // tool_use blocks
 	HandsOn   int64 `json:"hands_on"`   // tool_use blocks of Bash, Write, Edit, MultiEdit, NotebookEdit
+}
+
+// add adds the figures of o.
+func (t *Thread) add(o Thread) {
+	t.Entries += o.Entries
+	t.Turns += o.Turns
+	t.Chars += o.Chars
+	t.ToolCalls += o.ToolCalls
+	t.HandsOn += o.HandsOn
+}
+
+// DefaultWindow is the context window assumed, in tokens: what Claude Code
+// gives its models unless a 1M variant is chosen ([1m]), where --window
+// 1000000 says so.
+const DefaultWindow = 200_000
+
+// compactReserve is how far below the window auto-compaction starts: the
+// design's "window − 33k" (context-economics, "What problem it solves").
+const compactReserve = 33_000
+
+// compactThreshold is the context at which the main thread is compacted.
+func compactThreshold(window int64) int64 { return max(window-compactReserve, 0) }
+
+// Window is the main thread's context against the model's window (the
+// design's "18.6% of a 1M window … about 440 turns").
+type Window struct {
+	Size             int64    `json:"size"`              // tokens, --window
+	Share            *float64 `json:"share"`             // context.last / size
+	CompactThreshold int64    `json:"compact_threshold"` // size − 33,000
+	// TurnsLeft is how many more turns the main thread takes to reach
+	// the threshold at its growth per turn, and CompactTurn the turn it
+	// reaches it at (turns + turns_left); both null when it does not
+	// grow. 0 and the last turn when it is there already.
+	TurnsLeft   *int64 `json:"turns_left"`
+	CompactTurn *int64 `json:"compact_turn"`
+}
+
+// ScriptReuse is a script and how many other scripts name it.
+type ScriptReuse struct {
+	Name string `json:"name"`
+	By   int64  `json:"by"`
+}
+
+// finish derives the figures that need the whole session: window is the
+// model's, turnsWithUsage the main-thread turns that gave a context size.
+func (r *Report) finish(window, turnsWithUsage int64) {
+	r.scriptFigures()
+	r.Spills.Count = int64(len(r.spilled))
+	for _, chars := range r.spilled {
+		r.Spills.CharsMoved += chars
+	}
+	r.SubagentShare.Turns = ratio(r.Subagents.Turns, r.Main.Turns+r.Subagents.Turns)
+	r.SubagentShare.Chars = ratio(r.Subagents.Chars, r.Main.Chars+r.Subagents.Chars)
+	r.HandsOnRatio = ratio(r.Subagents.HandsOn, r.Main.HandsOn)
+	if turnsWithUsage > 1 {
+		r.Context.GrowthPerTurn = ratio(r.Context.Last-r.Context.First, turnsWithUsage-1)
+	}
+	r.Cache.HitRate = ratio(r.Cache.Read, r.Cache.Read+r.Cache.Creation+r.Cache.Input)
+	r.Window = Window{Size: window, CompactThreshold: compactThreshold(window)}
+	if window > 0 && r.Context.Last > 0 { // else no usage in the transcript: nothing to place
+		r.Window.Share = ratio(r.Context.Last, window)
+		if left := turnsTo(r.Context.Last, r.Window.CompactThreshold, r.Context.GrowthPerTurn); left != nil {
+			turn := r.Main.Turns + *left
+			r.Window.TurnsLeft, r.Window.CompactTurn = left, &turn
+		}
+	}
+}
+
+// turnsTo is how many turns growing by growth a turn take from context
+// to threshold: 0 when it is there, nil when it does not grow.
+func turnsTo(context, threshold int64, growth *float64) *int64 {
+	var n int64
+	switch {
+	case context >= threshold:
+	case growth == nil || *growth <= 0:
+		return nil
+	default:
+		n = int64(math.Ceil(float64(threshold-context) / *growth))
+	}
+	return &n
 }
 
 // decimals is how far ratios are rounded: four places keep a share to a
@@ -133,13 +212,21 @@ func ratio(num, den int64) *float64 {
 	return &v
 }
 
-func share(part, whole int64) *float64 { return ratio(part, whole) }
-
-// writeJSON prints r as one line.
-func writeJSON(w io.Writer, r *Report) error {
+// writeJSON prints r as one line. The totals' line is {"totals":{…}}
+// with the counts of sessions and forks, then the keys of a report that
+// add up.
+func writeJSON(w io.Writer, r *Report, _ bool) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
+	}
+	if t := r.totals; t != nil {
+		for _, key := range []string{"session", "path", "forked_from", "subagent_of", "context", "window", "compactions.after_turns"} {
+			if b, err = sjson.DeleteBytes(b, key); err != nil {
+				return err
+			}
+		}
+		b = fmt.Appendf(nil, `{"totals":{"sessions":%d,"forks":%d,%s}`, t.sessions, t.forks, b[1:])
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
@@ -148,9 +235,12 @@ func writeJSON(w io.Writer, r *Report) error {
 // labelWidth fits the longest label of the table, "context (main)".
 const labelWidth = 14
 
-// writeTable prints r for people.
-func writeTable(w io.Writer, r *Report) error {
+// writeTable prints r for people, after a blank line when after is set.
+func writeTable(w io.Writer, r *Report, after bool) error {
 	var b strings.Builder
+	if after {
+		b.WriteString("\n")
+	}
 	subs := "subagent transcripts"
 	if r.SubagentTranscripts == 1 {
 		subs = "subagent transcript"
@@ -159,11 +249,18 @@ func writeTable(w io.Writer, r *Report) error {
 	if r.ForkedFrom != nil {
 		fork = ", a fork of " + *r.ForkedFrom
 	}
-	if r.totals != nil {
+	switch {
+	case r.totals != nil:
 		b.WriteString(r.totals.header())
-	} else if r.SubagentOf != nil {
-		fmt.Fprintf(&b, "%s of session %s\n  %s\n", subagentKind(r), *r.SubagentOf, r.Path)
-	} else {
+	case r.SubagentOf != nil:
+		kind := "subagent transcript "
+		if r.Compactions.Runs > 0 {
+			kind = "compaction run "
+		} else if r.Warmups > 0 {
+			kind = "cache warmup run "
+		}
+		fmt.Fprintf(&b, "%s%s of session %s\n  %s\n", kind, r.Session, *r.SubagentOf, r.Path)
+	default:
 		fmt.Fprintf(&b, "session %s (%d %s%s)\n  %s\n", r.Session, r.SubagentTranscripts, subs, fork, r.Path)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -188,28 +285,47 @@ func writeTable(w io.Writer, r *Report) error {
 	line := func(name, format string, a ...any) {
 		fmt.Fprintf(&b, "  %-*s  %s\n", labelWidth, name, fmt.Sprintf(format, a...))
 	}
-	line("denials", "%s by hooks, %s by settings rules", thousands(r.Denials.Hook), thousands(r.Denials.Rule))
-	denialCost(line, r)
+	d := r.Denials
+	line("denials", "%s by hooks, %s by settings rules", thousands(d.Hook), thousands(d.Rule))
+	if n := d.Hook + d.Rule; n > 0 {
+		line("denial cost", "%s characters, %s a denial; %s on the main thread",
+			thousands(d.Chars), thousands(int64(math.Round(float64(d.Chars)/float64(n)))), thousands(d.MainChars))
+	}
 	line("glances (main)", "%s", thousands(r.GlancesMain))
 	line("spills", "%s, %s characters moved out of context", thousands(r.Spills.Count), thousands(r.Spills.CharsMoved))
 	sc := r.Scripts
 	line("scripts", "%s written (%s writes), %s runs, %s run more than once, %s written but never run",
 		thousands(sc.Written), thousands(sc.Writes), thousands(sc.Runs), thousands(sc.RunMoreThanOnce), thousands(sc.WrittenNotRun))
-	scriptReuse(line, r)
-	line("briefs", "%s, %s characters", thousands(r.Briefs.Count), thousands(r.Briefs.Chars))
-	restating(line, r)
+	if m := sc.MostReused; m != nil {
+		line("script reuse", "%s named by other scripts; most: %s, by %s", plural(sc.ReusedByScripts, "script"), m.Name, thousands(m.By))
+	}
+	br := r.Briefs
+	line("briefs", "%s, %s characters", thousands(br.Count), thousands(br.Chars))
+	if br.Count > 0 {
+		line("restating", "%s of %s, %s of %s characters: sentences that say what the subagent is told anyway",
+			thousands(br.Restating), plural(br.Count, "brief"), thousands(br.RestatingChars), thousands(br.Chars))
+	}
 	if r.totals == nil { // one session's context: no sum of several
 		growth := ""
 		if g := r.Context.GrowthPerTurn; g != nil {
 			growth = fmt.Sprintf(" (%+.1f per turn)", *g)
 		}
 		line("context (main)", "%s -> %s tokens%s", thousands(r.Context.First), thousands(r.Context.Last), growth)
-		window(line, r)
+	}
+	if w := r.Window; w.Share != nil {
+		reach := "not growing: no compaction in sight"
+		switch {
+		case w.TurnsLeft != nil && *w.TurnsLeft == 0:
+			reach = "at the compaction threshold"
+		case w.TurnsLeft != nil:
+			reach = fmt.Sprintf("compaction in about %s turns, at turn %s", thousands(*w.TurnsLeft), thousands(*w.CompactTurn))
+		}
+		line("window", "%s of %s tokens (compaction at %s); %s", percent(w.Share), thousands(w.Size), thousands(w.CompactThreshold), reach)
 	}
 	line("cache", "%s read, %s created, %s uncached input; hit rate %s",
 		thousands(r.Cache.Read), thousands(r.Cache.Creation), thousands(r.Cache.Input), percent(r.Cache.HitRate))
 	if c := r.Compactions; c.Count+c.Runs > 0 {
-		line("compactions", "%s", compactions(r))
+		line("compactions", "%s", compactions(c))
 	}
 	if r.Warmups > 0 {
 		line("warmups", "%s of Claude Code's own, not counted as subagents", plural(r.Warmups, "cache warmup run"))
@@ -229,17 +345,6 @@ func writeTable(w io.Writer, r *Report) error {
 	return err
 }
 
-// subagentKind names what a transcript given alone was.
-func subagentKind(r *Report) string {
-	switch {
-	case r.Compactions.Runs > 0:
-		return "compaction run " + r.Session
-	case r.Warmups > 0:
-		return "cache warmup run " + r.Session
-	}
-	return "subagent transcript " + r.Session
-}
-
 // handsOnRatio prints sub against main hands-on calls as a ratio with a 1
 // on the smaller side: 59.2:1, or 1:69 for 2 against 138, never 0.0:1.
 func handsOnRatio(sub, main int64) string {
@@ -253,10 +358,9 @@ func handsOnRatio(sub, main int64) string {
 	return short(float64(sub)/float64(main)) + ":1"
 }
 
-// compactions describes the compactions of r: how many, after which turns
-// of the main thread, and what they cost.
-func compactions(r *Report) string {
-	c := r.Compactions
+// compactions says how many compactions, after which turns of the main
+// thread, and what they cost.
+func compactions(c Compactions) string {
 	var b strings.Builder
 	b.WriteString(thousands(c.Count))
 	if n := len(c.AfterTurns); n > 0 {
@@ -264,13 +368,9 @@ func compactions(r *Report) string {
 		for i, t := range c.AfterTurns {
 			turns[i] = thousands(t)
 		}
-		list := turns[0]
+		list, word := turns[0], "turn"
 		if n > 1 {
-			list = strings.Join(turns[:n-1], ", ") + " and " + turns[n-1]
-		}
-		word := "turns"
-		if n == 1 {
-			word = "turn"
+			list, word = strings.Join(turns[:n-1], ", ")+" and "+turns[n-1], "turns"
 		}
 		fmt.Fprintf(&b, " (after main %s %s)", word, list)
 	}
@@ -292,17 +392,16 @@ func percent(v *float64) string {
 // thousands prints n with commas between groups of three digits.
 func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	if neg {
-		return "-" + b.String()
+	return s
+}
+
+// plural is "1 brief", "2 briefs".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	return b.String()
+	return thousands(n) + " " + what + "s"
 }

@@ -1,75 +1,123 @@
 package contextaudit
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/tidwall/gjson"
-
-	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
-// totals sums the sessions of one run as one more session, every entry
-// counted once: a fork holds copies of its original's entries (prune-session
-// keeps their uuids, Claude Code's own forks name the original's in
-// forkedFrom.messageUuid), and a subagent transcript copied with a fork is
-// the same transcript.
+// totals sums the reports of one run's sessions, every entry counted once:
+// a fork holds copies of its original's entries (prune-session keeps their
+// uuids, Claude Code's own forks name the original's in
+// forkedFrom.messageUuid), and a subagent transcript named alone and with
+// its session is the same transcript.
 type totals struct {
-	s        *session
-	seen     map[string]bool // uuids of the entries counted
-	files    map[string]bool // subagent transcripts counted (subFile), by absolute path
+	r        *Report
+	seen     map[string]bool // keys of the entries counted (entryKey)
+	files    map[string]bool // subagent transcripts counted, by absolute path
 	sessions int64
 	forks    int64
-	// whatIf sums the estimates of the sessions that are no forks.
-	whatIf *WhatIf
 }
 
-func newTotals(o Options) *totals {
-	t := &totals{s: newSession("", o.Workbench), seen: map[string]bool{}, files: map[string]bool{}}
-	t.s.more = newFigures(t.s, Options{Workbench: o.Workbench})
-	return t
+func newTotals() *totals {
+	return &totals{r: newReport(""), seen: map[string]bool{}, files: map[string]bool{}}
 }
 
-// fresh reports whether e is counted in the totals: the first time its
-// entry is seen. Lines without a uuid (bookkeeping) always pass: the
-// readers look at them only for the cwd.
-func (t *totals) fresh(e *transcript.Entry) bool {
-	key := e.UUID
-	if bytes.Contains(e.Raw, []byte(`"forkedFrom"`)) {
-		if m := gjson.GetBytes(e.Raw, "forkedFrom.messageUuid"); m.Type == gjson.String && m.Str != "" {
-			key = m.Str
+// audit audits the session at path and adds its report. A session that
+// holds an entry counted before (in an earlier session, or earlier in its
+// own lines) is read a second time, without those, for its part of the
+// sums.
+func (t *totals) audit(path string, o Options) (*Report, []string, error) {
+	if t == nil {
+		return audit(path, o, nil)
+	}
+	mine := map[string]bool{}
+	copies := false
+	r, warnings, err := audit(path, o, func(key string) bool {
+		copies = !t.fresh(key, mine) || copies
+		return true
+	})
+	if err != nil {
+		return nil, warnings, err
+	}
+	part := r
+	if copies {
+		o.WhatIf = nil
+		again := map[string]bool{}
+		if p, _, err := audit(path, o, func(key string) bool { return t.fresh(key, again) }); err == nil {
+			part = p
 		}
 	}
+	for key := range mine {
+		t.seen[key] = true
+	}
+	t.add(r, part)
+	return r, warnings, nil
+}
+
+// fresh reports whether the entry of key is counted for the first time:
+// not before this session, nor before in local, the keys it has read,
+// which key joins. Bookkeeping lines have no key and always count.
+func (t *totals) fresh(key string, local map[string]bool) bool {
 	if key == "" {
 		return true
 	}
-	if t.seen[key] {
+	if t.seen[key] || local[key] {
 		return false
 	}
-	t.seen[strings.Clone(key)] = true
+	local[strings.Clone(key)] = true // a view of the line
 	return true
 }
 
-// add counts a session read.
-func (t *totals) add(s *session) {
-	if t == nil {
-		return
-	}
+// add adds a session: the figures of its entries from part, the rest from
+// r. A fork's subagent transcripts, compaction runs and warmups are its
+// original's, copied: a fork adds none of them.
+func (t *totals) add(r, part *Report) {
+	s := t.r
 	t.sessions++
-	t.s.r.BadLines += s.r.BadLines
-	if s.r.ForkedFrom != nil {
+	s.BadLines += r.BadLines
+	s.Main.add(part.Main)
+	s.Subagents.add(part.Subagents)
+	s.Denials.Hook += part.Denials.Hook
+	s.Denials.Rule += part.Denials.Rule
+	s.Denials.Chars += part.Denials.Chars
+	s.Denials.MainChars += part.Denials.MainChars
+	s.GlancesMain += part.GlancesMain
+	s.Briefs.Count += part.Briefs.Count
+	s.Briefs.Chars += part.Briefs.Chars
+	s.Briefs.Restating += part.Briefs.Restating
+	s.Briefs.RestatingChars += part.Briefs.RestatingChars
+	s.Cache.Read += part.Cache.Read
+	s.Cache.Creation += part.Cache.Creation
+	s.Cache.Input += part.Cache.Input
+	s.Compactions.Count += part.Compactions.Count
+	s.Compactions.PreTokens += part.Compactions.PreTokens
+	for name, sc := range part.scripts {
+		to := s.scripts[name]
+		if to == nil {
+			to = &script{}
+			s.scripts[name] = to
+		}
+		to.writes += sc.writes
+		to.runs += sc.runs
+		for n := range sc.names {
+			if to.names == nil {
+				to.names = map[string]bool{}
+			}
+			if len(to.names) < maxNames {
+				to.names[n] = true
+			}
+		}
+	}
+	for f, chars := range part.spilled {
+		s.spilled[f] = chars
+	}
+	if r.ForkedFrom != nil {
 		t.forks++
 		return
 	}
-	// A fork's subagent transcripts are its original's, copied; so are
-	// its compaction runs and warmups. The compactions themselves are
-	// counted as the totals read them, each once; so is each transcript,
-	// which a run may name alone and with its session.
-	t.s.r.SubagentTranscripts += s.inlineRuns
-	c := &t.s.r.Compactions
-	for _, f := range s.files {
+	s.SubagentTranscripts += r.inlineRuns
+	for _, f := range r.files {
 		key := f.path
 		if abs, err := filepath.Abs(key); err == nil {
 			key = abs
@@ -80,32 +128,29 @@ func (t *totals) add(s *session) {
 		t.files[key] = true
 		switch {
 		case f.run:
-			c.Runs++
-			c.RunInputTokens += f.tokensIn
-			c.RunOutputTokens += f.tokensOut
+			s.Compactions.Runs++
+			s.Compactions.RunInputTokens += f.tokensIn
+			s.Compactions.RunOutputTokens += f.tokensOut
 		case f.warmup:
-			t.s.r.Warmups++
+			s.Warmups++
 		default:
-			t.s.r.SubagentTranscripts++
+			s.SubagentTranscripts++
 		}
 	}
-	if w := s.r.WhatIf; w != nil {
-		t.addWhatIf(w)
+	if r.WhatIf != nil {
+		t.addWhatIf(r.WhatIf)
 	}
 }
 
-// report is the totals as a report.
+// report is the totals as a report: no context, window or turns of each
+// compaction, which do not add up.
 func (t *totals) report() *Report {
-	t.s.finish()
-	t.s.more.finish()
-	r := t.s.r
+	r := t.r
+	r.finish(0, 0)
 	r.totals = t
 	r.Session = "totals"
 	r.Path = ""
-	r.Context.First, r.Context.Last, r.Context.GrowthPerTurn = 0, 0, nil
 	r.Window = Window{}
-	r.Compactions.AfterTurns = []int64{} // turns of several sessions: no place in one count
-	r.WhatIf = t.whatIf
 	return r
 }
 
@@ -118,5 +163,5 @@ func (t *totals) header() string {
 	default:
 		forks = fmt.Sprintf(", %d forks: what they copied counted once", t.forks)
 	}
-	return fmt.Sprintf("totals of %s (%d subagent transcripts%s)\n", plural(t.sessions, "session"), t.s.r.SubagentTranscripts, forks)
+	return fmt.Sprintf("totals of %s (%d subagent transcripts%s)\n", plural(t.sessions, "session"), t.r.SubagentTranscripts, forks)
 }

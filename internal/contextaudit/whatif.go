@@ -284,7 +284,7 @@ func (w *whatIf) assistant(e *transcript.Entry) {
 		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars)}
 		if b.Name == "Bash" {
 			cmd := b.Input.Get("command").Str
-			v := w.s.glances.Classify(cmd)
+			v := w.s.o.Glances.Classify(cmd)
 			if v.Glance {
 				c.glance = strings.Clone(cmd)
 			}

@@ -214,11 +214,11 @@ func jsonString(s string) string {
 // addWhatIf adds a session's estimate to the totals: the characters and
 // turns each way and what each layer did; contexts do not add up.
 func (t *totals) addWhatIf(w *WhatIf) {
-	if t.whatIf == nil {
-		t.whatIf = &WhatIf{Assumed: w.Assumed}
-		t.whatIf.Assumed.Delegation, t.whatIf.Assumed.From = 0, ""
+	if t.r.WhatIf == nil {
+		t.r.WhatIf = &WhatIf{Assumed: w.Assumed}
+		t.r.WhatIf.Assumed.Delegation, t.r.WhatIf.Assumed.From = 0, ""
 	}
-	s := t.whatIf
+	s := t.r.WhatIf
 	s.LayerOne.Runs += w.LayerOne.Runs
 	s.LayerOne.Turns += w.LayerOne.Turns
 	s.LayerOne.Chars += w.LayerOne.Chars

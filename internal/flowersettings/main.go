@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/hook"
@@ -19,7 +21,8 @@ import (
 
 const name = "flower-settings"
 
-// BackupSuffix names the copy of the previous settings file kept next to it.
+// BackupSuffix names the copy of the user's settings file from before flower
+// was wired into it, kept next to it.
 const BackupSuffix = ".flower.bak"
 
 // newFilePerm is the mode of a settings file flower creates: settings files
@@ -34,8 +37,8 @@ const usage = `Usage: flower-settings --settings FILE --bin DIR [--layers 1,2,3]
 
 Wires flower's hooks into a Claude Code settings file, or removes them; run by
 install.sh. Every other key and hook is kept, new entries are laid out as the
-file is, a second run changes nothing, and the previous file is kept as
-FILE.flower.bak. Layers: 1 delegate-guard, 2 index-guard, 3 spill-guard, and
+file is, a second run changes nothing, and the file as it was before flower was
+wired into it is kept as FILE.flower.bak. Layers: 1 delegate-guard, 2 index-guard, 3 spill-guard, and
 capture (opt-in, needs 3): BASH_ENV in "env" names the capture script, kept in
 DIR/../share/flower/capture.bash, and spill-guard runs on PostToolUseFailure.`
 
@@ -48,6 +51,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c.Flags.StringVar(&o.bin, "bin", "", "the `folder` holding the installed binaries")
 	c.Flags.StringVar(&o.layers, "layers", "", "comma-separated `layers` to wire: 1,2,3 and capture (default: those already wired, else 1,2,3)")
 	c.Flags.BoolVar(&o.uninstall, "uninstall", false, "remove flower's entries for --bin")
+	c.Flags.BoolVar(&o.disablePlugin, "disable-plugin", false, "turn off flower's Claude Code plugin in the file, whose hooks would run each of these a second time")
 	c.Flags.BoolVar(&o.dryRun, "dry-run", false, "print what would change, write nothing")
 	c.Flags.BoolVar(&o.check, "check", false, "only check that --settings can be merged and written")
 	c.Flags.BoolVar(&o.print, "print", false, "print the hooks block for --layers and exit")
@@ -66,8 +70,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 }
 
 type options struct {
-	settings, bin, layers                        string
-	uninstall, dryRun, check, print, printScript bool
+	settings, bin, layers                                       string
+	uninstall, dryRun, check, print, printScript, disablePlugin bool
 }
 
 // run does what the flags ask and returns what to print.
@@ -140,6 +144,19 @@ func (o options) run(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", path, err)
 	}
+	// The plugin wires the same hooks: with both, Claude Code runs each twice.
+	var plugins []string
+	if !o.uninstall {
+		plugins = Plugins(out)
+		if o.disablePlugin {
+			for _, key := range plugins {
+				out = setValue(out, "enabledPlugins."+gjson.Escape(key), false)
+				changes = append(changes, Change{Kind: Move, Entry: Entry{Event: "enabledPlugins", Layer: "plugin"},
+					Command: key + " true", To: "false", Why: "its hooks would run each of these a second time"})
+			}
+			plugins = nil
+		}
+	}
 	if jsoncheck.Check(string(out), maxDepth) != nil {
 		return "", errors.New("internal error: the merged settings are not valid JSON; nothing was changed")
 	}
@@ -156,6 +173,10 @@ func (o options) run(args []string) (string, error) {
 	for _, d := range left {
 		fmt.Fprintf(&b, "note: no hook runs the binaries in %s any more; ./install.sh --uninstall --prefix %s removes them\n", d, filepath.Dir(d))
 	}
+	for _, key := range plugins {
+		fmt.Fprintf(&b, "note: flower's plugin (%s) is on in this file too: Claude Code runs every hook of both, so each runs twice. "+
+			"./install.sh --disable-plugin turns the plugin off (or: claude plugin disable %s)\n", key, key)
+	}
 	switch {
 	case len(changes) == 0 && o.uninstall:
 		fmt.Fprintf(&b, "no flower hooks for %s, nothing to remove\n", dir)
@@ -165,8 +186,10 @@ func (o options) run(args []string) (string, error) {
 		fmt.Fprintln(&b, "dry run: nothing written")
 	case info == nil:
 		fmt.Fprintf(&b, "wrote %s\n", path)
+	case !wired(doc):
+		fmt.Fprintf(&b, "wrote %s (your file as it was before flower is in %s)\n", path, path+BackupSuffix)
 	default:
-		fmt.Fprintf(&b, "wrote %s (the previous version is in %s)\n", path, path+BackupSuffix)
+		fmt.Fprintf(&b, "wrote %s\n", path)
 	}
 	if !o.dryRun && len(changes) > 0 {
 		if err := write(o.settings, path, doc, out, info); err != nil {
@@ -180,6 +203,35 @@ func (o options) run(args []string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// Wiring is one handler of a settings document that runs a flower binary.
+type Wiring struct {
+	Event, Binary, Layer, Command string
+	Retired                       bool // an entry flower no longer wires
+}
+
+// Wirings lists the handlers of doc that run flower's binaries, from any
+// folder, in the order of the file.
+func Wirings(doc []byte) []Wiring {
+	var out []Wiring
+	for _, f := range scan(doc, "") {
+		out = append(out, Wiring{Event: f.Event, Binary: f.Binary, Layer: f.Layer, Command: f.command, Retired: f.why != ""})
+	}
+	return out
+}
+
+// Plugins lists the keys of doc's enabledPlugins that turn flower's Claude
+// Code plugin on: "flower@<marketplace>": true.
+func Plugins(doc []byte) []string {
+	var keys []string
+	gjson.GetBytes(doc, "enabledPlugins").ForEach(func(k, v gjson.Result) bool {
+		if name, _, _ := strings.Cut(k.Str, "@"); name == "flower" && v.Type == gjson.True {
+			keys = append(keys, k.Str)
+		}
+		return true
+	})
+	return keys
 }
 
 // installed checks that the binaries of layers are in dir, and the capture
@@ -252,23 +304,34 @@ func read(settings string) (path string, doc []byte, info os.FileInfo, err error
 	return path, doc, info, err
 }
 
-// write saves the previous version as path+BackupSuffix, then replaces path
-// with out, both atomically. A new file is made with newFilePerm. settings is
-// the file as the user named it, for messages.
+// write replaces path with out, atomically, after saving the previous
+// version as path+BackupSuffix when it is the user's own file, with nothing
+// of flower's wired (a backup of an earlier install would wire hooks to
+// binaries that may be gone). A new file is made with newFilePerm. settings
+// is the file as the user named it, for messages.
 func write(settings, path string, prev, out []byte, info os.FileInfo) error {
 	if err := writable(settings, path, info); err != nil {
 		return err
 	}
 	var err error
-	if info == nil {
+	switch {
+	case info == nil:
 		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 			err = atomicfile.Write(path, out, newFilePerm)
 		}
-	} else if err = atomicfile.Write(path+BackupSuffix, prev, info.Mode().Perm()); err == nil {
+	case !wired(prev):
+		if err = atomicfile.Write(path+BackupSuffix, prev, info.Mode().Perm()); err == nil {
+			err = atomicfile.Write(path, out, info.Mode().Perm())
+		}
+	default:
 		err = atomicfile.Write(path, out, info.Mode().Perm())
 	}
 	return cannotWrite(settings, path, err)
 }
+
+// wired reports whether doc runs any of flower's binaries, from any folder,
+// or names the capture script.
+func wired(doc []byte) bool { return len(scan(doc, "")) > 0 || captureWired(doc) }
 
 // writable checks, without changing anything, that path can be replaced as
 // write replaces it: a file created beside it and renamed over it. A file

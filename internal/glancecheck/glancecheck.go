@@ -1,31 +1,9 @@
-// Package glancecheck is glance-check, the glance table of package ephemeral
-// as a command. It has three modes:
-//
-//	glance-check 'CMD'   prints the verdict on CMD and each segment's reason;
-//	                     exit 0 for a glance, 1 for not a glance.
-//	glance-check --jsonl stdin is JSON Lines, each line a JSON string (one
-//	                     command, possibly multi-line); stdout is one line per
-//	                     input line, in order: {"glance":true|false,"reason":"…"}.
-//	                     Exit 0. A line that is not a JSON string is an input
-//	                     error: nothing on stdout, one stderr line naming it.
-//	glance-check --list  prints the table: each command, what it does, and the
-//	                     rules for its options and operands. Exit 0.
-//
-// The table is the one delegate-guard uses in the folder glance-check runs
-// in ($CLAUDE_PROJECT_DIR, else the working folder): the built-in table
-// with the configuration's extra entries (package config). A hands-on
-// entry's segments are marked "main": the main thread may run them, but
-// they are not glances.
-//
-// A usage or input error exits 3 with one stderr line, so that it differs
-// from "not a glance" (1); never 2. --help and --version exit 0.
-//
-// glance-check is not a hook. It once had a --hook mode that answered
-// "allow" for glances; an allow skips Claude Code's own permission checks,
-// which ask about commands the table called glances (a redirection to
-// /dev/tcp, test -v with a subscript), so the mode was retired: a glance passes
-// delegate-guard by its printing nothing, and Claude Code decides. --hook now
-// says so (exit 3), for settings that still wire it.
+// Package glancecheck is glance-check, the glance table of package
+// ephemeral as a command: the verdict on one command line, on JSON Lines
+// of them (--jsonl), or the table itself (--list), with the extra entries
+// of the configuration of the folder it runs in, as delegate-guard reads
+// them there (docs/REFERENCE.md, "What is a glance"). Exit 0 for a glance
+// or done, 1 for not a glance, 3 for a usage or input error, never 2.
 package glancecheck
 
 import (
@@ -36,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -45,18 +24,16 @@ import (
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
-
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 const name = "glance-check"
 
-// Exit codes.
 const (
 	exitGlance    = 0
 	exitNotGlance = 1
-	exitUsage     = 3
+	exitUsage     = 3 // apart from "not a glance" (1)
 )
 
 const usage = `Usage: glance-check 'CMD' | --jsonl < lines | --list
@@ -72,8 +49,10 @@ both lets glances through and expires their results.
 
 Exit codes: 0 glance or done, 1 not a glance, 3 usage or input error.`
 
-// retiredHook is the message for the --hook flag of earlier versions, which
-// a settings file may still wire.
+// retiredHook answers the --hook mode of earlier versions, which approved
+// glances: an allow skips Claude Code's own permission checks, which ask
+// about commands the table once called glances. A settings file may still
+// wire it.
 const retiredHook = "--hook was retired: glance-check no longer approves commands, Claude Code's own " +
 	"permission check decides; remove this hook from your settings (./install.sh does it)"
 
@@ -83,19 +62,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer c.Recover(&code)
 	jsonl := c.Flags.Bool("jsonl", false, "classify stdin's JSON Lines, one JSON string per line")
 	list := c.Flags.Bool("list", false, "print the glance table")
-	if retired(args) {
-		c.Fail(errors.New(retiredHook))
-		return exitUsage
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if slices.Contains([]string{"-hook", "--hook", "-hook=true", "--hook=true"}, a) {
+			return fail(c, retiredHook)
+		}
 	}
 	if code, done := c.Parse(args); done {
-		// Parse already printed the one line; 1 means "not a glance" here.
 		if code != hook.ExitOK {
-			return exitUsage
+			return exitUsage // Parse printed the line; 1 would mean "not a glance"
 		}
 		return code
 	}
-	// The table of the folder it runs in, with that configuration's extra
-	// entries: the one delegate-guard uses there.
 	wd, _ := os.Getwd()
 	g, err := ephemeral.NewGlances(config.ForCommand(c, hook.ProjectDir(wd)).Extras())
 	config.Warn(c, err)
@@ -105,143 +85,106 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			modes++
 		}
 	}
+	var out bytes.Buffer
 	switch {
 	case modes == 0:
-		return usageError(c, "give a command to check, or --jsonl or --list")
+		return fail(c, "give a command to check, or --jsonl or --list (see "+name+" --help)")
 	case modes > 1:
-		return usageError(c, "give one mode: a command, --jsonl or --list")
+		return fail(c, "give one mode: a command, --jsonl or --list (see "+name+" --help)")
 	case c.Flags.NArg() > 1:
-		return usageError(c, fmt.Sprintf("%d arguments: quote the command as one argument", c.Flags.NArg()))
+		return fail(c, fmt.Sprintf("%d arguments: quote the command as one argument (see %s --help)", c.Flags.NArg(), name))
 	case *jsonl:
-		return runJSONL(c, g)
-	case *list:
-		return printList(c, g)
-	}
-	return checkOne(c, g, c.Flags.Arg(0))
-}
-
-// retired reports whether args ask for the retired --hook mode (before the
-// flags, as a settings file wires it).
-func retired(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-hook", "--hook", "-hook=true", "--hook=true":
-			return true
+		// Built whole before it is written: a bad line leaves stdout empty.
+		if msg := classifyLines(c.Stdin, &out, g); msg != "" {
+			return fail(c, msg)
 		}
+		code = exitGlance
+	case *list:
+		printList(&out, g)
+	default:
+		code = printVerdict(&out, g.Classify(c.Flags.Arg(0)))
 	}
-	return false
+	if _, err := out.WriteTo(c.Stdout); err != nil {
+		return fail(c, err.Error())
+	}
+	return code
 }
 
-func usageError(c *hook.CLI, msg string) int {
-	c.Fail(errors.New(msg + " (see " + name + " --help)"))
+func fail(c *hook.CLI, msg string) int {
+	c.Fail(errors.New(msg))
 	return exitUsage
 }
 
-// checkOne prints the verdict on cmd and each segment's reason.
-func checkOne(c *hook.CLI, g *ephemeral.Glances, cmd string) int {
-	v := g.Classify(cmd)
-	var b strings.Builder
+// printVerdict prints v and each segment's reason; a segment holding a
+// control character (a newline) is quoted, to keep it on one line.
+func printVerdict(out *bytes.Buffer, v ephemeral.Verdict) int {
 	verdict, code := "not a glance", exitNotGlance
 	if v.Glance {
 		verdict, code = "glance", exitGlance
 	}
-	fmt.Fprintf(&b, "%s: %s\n", verdict, v.Reason)
+	fmt.Fprintf(out, "%s: %s\n", verdict, v.Reason)
 	for _, s := range v.Segments {
-		mark := "no    "
+		mark, cmd := "no    ", s.Command
 		switch {
 		case s.Glance:
 			mark = "glance"
 		case s.MainThread:
 			mark = "main  "
 		}
-		fmt.Fprintf(&b, "  %s  %s\n          %s\n", mark, printable(s.Command), s.Reason)
-	}
-	if _, err := io.WriteString(c.Stdout, b.String()); err != nil {
-		c.Fail(err)
-		return exitUsage
+		if strings.ContainsFunc(cmd, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			cmd = strconv.Quote(cmd)
+		}
+		fmt.Fprintf(out, "  %s  %s\n          %s\n", mark, cmd, s.Reason)
 	}
 	return code
 }
 
-// printable keeps a segment on one line: one holding a newline or another
-// control character is printed quoted.
-func printable(s string) string {
-	for _, r := range s {
-		if r < ' ' || r == 0x7f {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
-
-// line is the answer for one --jsonl input line.
-type line struct {
-	Glance bool   `json:"glance"`
-	Reason string `json:"reason"`
-}
-
-// runJSONL classifies each line of stdin. The output is built whole before
-// any of it is written, so a bad line leaves stdout empty rather than half
-// answered.
-func runJSONL(c *hook.CLI, g *ephemeral.Glances) int {
-	in := bufio.NewReader(c.Stdin)
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
+// classifyLines answers each line of in, a JSON string, with a
+// {"glance":…,"reason":…} line on out, or returns why a line is refused.
+func classifyLines(in io.Reader, out *bytes.Buffer, g *ephemeral.Glances) string {
+	r := bufio.NewReader(in)
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false) // reasons quote shell text such as "> out.txt"
 	for n := 1; ; n++ {
-		raw, err := in.ReadBytes('\n')
+		raw, err := r.ReadBytes('\n')
 		if len(raw) == 0 && err == io.EOF {
-			break
+			return ""
 		}
 		if err != nil && err != io.EOF {
-			return usageError(c, "reading stdin: "+err.Error())
+			return "reading stdin: " + err.Error() + " (see " + name + " --help)"
 		}
-		cmd, why := jsonString(bytes.TrimSuffix(raw, []byte("\n")))
+		raw = bytes.TrimSuffix(raw, []byte("\n"))
+		v := gjson.ParseBytes(raw)
+		why := ""
+		switch {
+		case !utf8.Valid(raw):
+			why = "not valid UTF-8"
+		case len(bytes.TrimSpace(raw)) == 0:
+			why = "empty line, want a JSON string"
+		case !jsonscan.Valid(string(raw)): // gjson.ValidBytes recursed past Go's stack on 9 million brackets
+			why = "not valid JSON, want a JSON string"
+		case v.Type != gjson.String:
+			why = jsonkind.Of(v) + ", want a JSON string"
+		}
 		if why != "" {
-			c.Fail(fmt.Errorf("stdin line %d: %s", n, why))
-			return exitUsage
+			return fmt.Sprintf("stdin line %d: %s", n, why)
 		}
-		v := g.Classify(cmd)
-		if err := enc.Encode(line{Glance: v.Glance, Reason: v.Reason}); err != nil {
-			c.Fail(err)
-			return exitUsage
-		}
+		verdict := g.Classify(v.Str)
+		enc.Encode(struct {
+			Glance bool   `json:"glance"`
+			Reason string `json:"reason"`
+		}{verdict.Glance, verdict.Reason})
 		if err == io.EOF {
-			break
+			return ""
 		}
 	}
-	if _, err := out.WriteTo(c.Stdout); err != nil {
-		c.Fail(err)
-		return exitUsage
-	}
-	return exitGlance
 }
 
-// jsonString decodes one JSON Lines line holding a JSON string.
-func jsonString(raw []byte) (string, string) {
-	switch {
-	case !utf8.Valid(raw):
-		return "", "not valid UTF-8"
-	case len(bytes.TrimSpace(raw)) == 0:
-		return "", "empty line, want a JSON string"
-	case !jsonscan.Valid(string(raw)): // gjson.ValidBytes recursed past Go's stack on 9 million brackets
-		return "", "not valid JSON, want a JSON string"
-	}
-	v := gjson.ParseBytes(raw)
-	if v.Type != gjson.String {
-		return "", jsonkind.Of(v) + ", want a JSON string"
-	}
-	return v.Str, ""
-}
-
-// printList prints the table: the glances with their rules, then the
-// commands named as never a glance, then the configuration's extra entries.
-func printList(c *hook.CLI, g *ephemeral.Glances) int {
-	var b strings.Builder
-	b.WriteString("Glances: commands the main thread may run itself, and whose results expire.\n")
-	b.WriteString("Every segment of a line (&&, ||, ;, |, newline) must be one of them.\n\n")
+// printList prints the table: the glances with their rules, the commands
+// that are never a glance, then the configuration's extra entries.
+func printList(out *bytes.Buffer, g *ephemeral.Glances) {
+	out.WriteString("Glances: commands the main thread may run itself, and whose results expire.\n" +
+		"Every segment of a line (&&, ||, ;, |, newline) must be one of them.\n\n")
 	entries := g.Table()
 	width := 0
 	for _, e := range entries {
@@ -252,30 +195,25 @@ func printList(c *hook.CLI, g *ephemeral.Glances) int {
 	never, extra := false, false
 	for _, e := range entries {
 		if e.Extra && !extra {
-			b.WriteString("\nExtra entries of the configuration (flower-config):\n")
+			out.WriteString("\nExtra entries of the configuration (flower-config):\n")
 			extra = true
 		}
 		if !e.Glance && !e.MainThread {
 			if !never {
-				b.WriteString("\nNever a glance:\n")
+				out.WriteString("\nNever a glance:\n")
 				never = true
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", e.About, e.Command)
+			fmt.Fprintf(out, "  %s: %s\n", e.About, e.Command)
 			continue
 		}
-		fmt.Fprintf(&b, "%-*s  %s\n", width, e.Command, e.About)
+		fmt.Fprintf(out, "%-*s  %s\n", width, e.Command, e.About)
 		for _, r := range e.Rules {
-			fmt.Fprintf(&b, "%-*s    %s\n", width, "", r)
+			fmt.Fprintf(out, "%-*s    %s\n", width, "", r)
 		}
 	}
-	b.WriteString("\nAlso never a glance: a parse error; output redirected to a file (only\n" +
+	out.WriteString("\nAlso never a glance: a parse error; output redirected to a file (only\n" +
 		"/dev/null and descriptors such as 2>&1); here-documents and here-strings;\n" +
 		"command or process substitution; parameter expansion; subshells, groups,\n" +
 		"functions, loops, conditionals; background &; environment assignments; a\n" +
 		"command name that is quoted, escaped or a path.\n")
-	if _, err := io.WriteString(c.Stdout, b.String()); err != nil {
-		c.Fail(err)
-		return exitUsage
-	}
-	return exitGlance
 }

@@ -1,6 +1,7 @@
 package spillguard
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/flowerhooks/flower/pkg/ephemeral"
@@ -19,10 +19,9 @@ import (
 )
 
 // readsSpill reports whether the call read a spill file back: a Read whose
-// file_path lies in the spill folder dir, or a Bash glance whose words name a
-// file there (see namesSpillFile). Spilling that would answer the pointer's
-// "use Read" with another pointer, a loop the model can only escape a few
-// lines at a time.
+// file_path lies in the spill folder dir, or a Bash glance whose words may
+// name a file there. Spilling that would answer the pointer's "use Read"
+// with another pointer, a loop the model escapes a few lines at a time.
 func readsSpill(p *hook.Payload, g *ephemeral.Glances, tool, root, dir string) bool {
 	switch tool {
 	case "Read":
@@ -35,123 +34,86 @@ func readsSpill(p *hook.Payload, g *ephemeral.Glances, tool, root, dir string) b
 	return false
 }
 
-// The two ways of erring here are not equal: a read of a spill file spilled
-// again is the loop above, while a glance wrongly let through only costs the
-// context its output takes. So where a word's meaning is open, it is taken
-// to name a spill file; only words whose value is known when the command
-// runs (expansions, substitutions) are left out, having no value to test.
-// The same goes for a command too costly to check: past the caps below the
-// answer is "it may", at once, so that the work stays linear in the
-// command's length and bounded (the glance table caps that length too).
+// A spill file read and spilled again is the loop above; a glance let
+// through wrongly only costs the context its output takes. So a word whose
+// meaning is open is taken to name a spill file, and so is every word of a
+// command past the caps below, which keep the work linear and bounded.
 const (
-	// maxBases caps the folders words are tried against: a chain of n cds
-	// could otherwise make 2^n of them. No glance needs more.
-	maxBases = 64
-	// maxBraceWords caps the words one brace expansion is taken apart into;
-	// a word with more ({1..100000}) is taken to name a spill file.
-	maxBraceWords = 256
-	// maxPaths caps the paths (words times folders) tried for one command:
-	// each costs a stat at most, about a microsecond, so the check stays
-	// within milliseconds.
-	maxPaths = 1 << 14
+	maxBases      = 64      // folders words are tried in: n cds could make 2^n
+	maxBraceWords = 256     // words one brace expansion is tried as
+	maxPaths      = 1 << 14 // paths tried for a command, a stat each at most
 )
 
-// namesSpillFile reports whether a word of cmd, a glance, may name a file in
-// the spill folder dir. A word is tried relative to the payload cwd, to the
-// workbench root, and to every folder a cd with a plain argument moves to
-// from either, wherever that cd stands in cmd (the classifier has vouched
-// for every segment, and trying a folder too many is the safe mistake). A
-// glob or brace word names spill files when some path it could expand to
-// lies in dir.
+// namesSpillFile reports whether a word of cmd may name a file in the spill
+// folder dir: tried from the payload cwd, from the workbench root, and from
+// every folder a cd with a plain argument moves to from either, wherever it
+// stands in cmd (ephemeral.Cd). A glob or brace names one when some path
+// it may expand to lies in dir. Words only known when cmd runs are none.
 func namesSpillFile(cmd, cwd, root, dir string) bool {
 	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 	if err != nil {
 		return false
 	}
-	bases, ok := cdBases(f, []base{{path: cwd}, {path: root, guess: true}})
+	// Mark is set for the folders reached from the workbench root: the
+	// command runs there only if the payload's cwd is wrong, so wildcards
+	// in folder names (*/*.go) are not matched on the way down to dir.
+	bases := []ephemeral.Dir{{Path: cwd}, {Path: root, Mark: true}}
+	ok := true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if call, isCall := n.(*syntax.CallExpr); isCall && ok {
+			if target, isCd := cdTarget(call); isCd {
+				bases, ok = ephemeral.Cd(bases, target, maxBases)
+			}
+		}
+		return ok
+	})
 	if !ok {
 		return true
 	}
 	l := looker{dir: dir, left: maxPaths, holds: map[string]bool{}, down: map[string]downTo{}}
 	found := false
 	syntax.Walk(f, func(n syntax.Node) bool {
-		w, ok := n.(*syntax.Word)
-		if !ok || found {
-			return !found
+		if w, isWord := n.(*syntax.Word); isWord && !found {
+			found = l.word(w, bases)
+			return false
 		}
-		found = l.word(w, bases)
-		return false
+		return !found
 	})
 	return found
 }
 
-// base is a folder a command's relative words are tried in.
-type base struct {
-	path string
-	// guess is true for the workbench root and the folders reached from it:
-	// the command did not run there unless the payload's cwd is wrong, so
-	// wildcards in folder names (*/*.go) are not matched against the way
-	// down to the spill folder, which would let a common glance through
-	// for a loop that needs a wrong cwd.
-	guess bool
-}
-
-// cdBases returns bases and every folder a cd in f moves to from any of
-// them, in source order, so that "cd a && cd b" gives a/b; false when they
-// are more than maxBases.
-func cdBases(f *syntax.File, bases []base) ([]base, bool) {
-	ok := true
-	syntax.Walk(f, func(n syntax.Node) bool {
-		call, isCall := n.(*syntax.CallExpr)
-		if !isCall || !ok {
-			return ok
-		}
-		target, isCd := cdTarget(call)
-		if !isCd {
-			return true
-		}
-		for _, b := range slices.Clone(bases) {
-			if next := (base{inBase(b.path, target), b.guess}); !slices.Contains(bases, next) {
-				bases = append(bases, next)
-			}
-		}
-		ok = len(bases) <= maxBases
-		return ok
-	})
-	return bases, ok
-}
-
-// cdTarget is the folder a cd call moves to, when it is a plain word. "cd"
-// alone (home) and "cd -" (the previous folder) have none the hook knows.
+// cdTarget is the folder a cd call moves to, when it is a plain word.
 func cdTarget(call *syntax.CallExpr) (string, bool) {
 	if len(call.Args) < 2 || call.Args[0].Lit() != "cd" {
 		return "", false
 	}
 	args := call.Args[1:]
-	for len(args) > 0 {
-		opt := args[0].Lit()
-		if opt == "--" {
-			args = args[1:]
-			break
-		}
-		// bash's cd options: -L, -P, -e, -@, and their combinations.
-		if len(opt) < 2 || opt[0] != '-' || strings.Trim(opt[1:], "LPe@") != "" {
-			break
-		}
+	for len(args) > 0 && len(args[0].Lit()) > 1 && args[0].Lit()[0] == '-' && strings.Trim(args[0].Lit()[1:], "LPe@") == "" {
+		args = args[1:] // bash's cd options
+	}
+	if len(args) > 0 && args[0].Lit() == "--" {
 		args = args[1:]
 	}
 	if len(args) != 1 {
 		return "", false
 	}
-	words, ok := expandBraces(args[0])
-	if !ok || len(words) != 1 {
+	words, why := ephemeral.Braces(args[0], maxBraceWords)
+	if why != "" || len(words) != 1 {
 		return "", false
 	}
-	pat, ok := pattern(words[0])
-	if !ok || pat == "" || pat == "-" || firstMeta(pat) >= 0 {
-		return "", false
+	v, glob, ok := value(words[0])
+	return v, ok && !glob
+}
+
+// value is the value bash passes for w (ephemeral.Word), with a leading ~
+// made the home folder.
+func value(w *syntax.Word) (string, bool, bool) {
+	v, glob, ok := ephemeral.Word(w)
+	if v == "~" || strings.HasPrefix(v, "~/") {
+		home, err := os.UserHomeDir()
+		v, ok = home+v[1:], ok && err == nil
 	}
-	return unescape(pat), true
+	return v, glob, ok
 }
 
 // looker tries the words of one command against the spill folder dir. It
@@ -161,35 +123,36 @@ type looker struct {
 	dir   string
 	left  int               // paths still to be tried before the answer is "it may"
 	holds map[string]bool   // folder: it is dir or lies inside it
-	down  map[string]downTo // folder: the way down from it to dir
+	down  map[string]downTo // folder: the way down from it to dir, if dir lies inside it
 }
 
-// downTo is the way from a folder down to the spill folder, if dir lies
-// inside it.
 type downTo struct {
 	rel    string
 	inside bool
 }
 
-// word reports whether w, tried relative to each of bases, may name a file
-// in dir. The value of a --flag=value word is tried too.
-func (l *looker) word(w *syntax.Word, bases []base) bool {
-	words, ok := expandBraces(w)
-	if !ok {
+// word reports whether w, tried from each of bases, may name a file in
+// dir; the value of a --flag=value word is tried too.
+func (l *looker) word(w *syntax.Word, bases []ephemeral.Dir) bool {
+	words, why := ephemeral.Braces(w, maxBraceWords)
+	if why != "" {
 		return true // too many to try
 	}
 	for _, w := range words {
-		pat, ok := pattern(w)
-		if !ok || pat == "" {
+		v, glob, ok := value(w)
+		if !ok && slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool { _, ext := p.(*syntax.ExtGlob); return ext }) {
+			return true // @(a|b) and the like: a pattern, taken to match all it can
+		}
+		if !ok || v == "" {
 			continue
 		}
-		pats := []string{pat}
-		if _, value, isFlag := strings.Cut(pat, "="); isFlag && pat[0] == '-' && value != "" {
-			pats = append(pats, value)
+		vals := []string{v}
+		if _, flagValue, isFlag := strings.Cut(v, "="); isFlag && v[0] == '-' && flagValue != "" {
+			vals = append(vals, flagValue)
 		}
-		for _, pat := range pats {
+		for _, v := range vals {
 			for _, b := range bases {
-				if l.left--; l.left < 0 || l.pattern(b, pat) {
+				if l.left--; l.left < 0 || l.path(b, v, glob) {
 					return true
 				}
 			}
@@ -202,46 +165,41 @@ func (l *looker) word(w *syntax.Word, bases []base) bool {
 // longer word names no file, unless a wildcard stands for part of it.
 const maxPathBytes = 4096
 
-// pattern reports whether pat, a path in filepath.Match syntax taken
-// relative to b, may name a file strictly inside dir. Up to the folder that
-// holds its first wildcard it is a plain path: if that folder is dir or
-// inside it, every expansion is; if it holds dir (and b is no guess), the
-// rest of pat is matched against the path down to dir, component by
-// component, and pat must go deeper than dir. Dot names count as matched by
-// "*" (bash's dotglob may be on), and "**" as reaching any depth (globstar
-// may be).
-func (l *looker) pattern(b base, pat string) bool {
-	i := firstMeta(pat)
+// path reports whether p, a path taken from b (a pattern if glob), may
+// name a file strictly inside dir. Up to the folder that holds its first
+// wildcard it is a plain path: if that folder is dir or inside it, every
+// expansion is; if it holds dir (and b is no guess), the rest of p is
+// matched against the way down to dir, and must go deeper. "*" is taken
+// to match dot names (dotglob may be on), "**" any depth (globstar).
+func (l *looker) path(b ephemeral.Dir, p string, glob bool) bool {
+	i := -1
+	if glob {
+		i = strings.IndexAny(p, "*?[")
+	}
 	if i < 0 {
-		return len(pat) <= maxPathBytes && l.file(inBase(b.path, unescape(pat)))
+		return len(p) <= maxPathBytes && l.file(inBase(b.Path, p))
 	}
-	slash := strings.LastIndex(pat[:i], "/")
-	from := inBase(b.path, unescape(pat[:slash+1]))
-	if from == "" {
-		from = "."
-	}
+	slash := strings.LastIndex(p[:i], "/")
+	from := cmp.Or(inBase(b.Path, p[:slash+1]), ".")
 	if l.folderHolds(from) {
 		return true
 	}
-	down := l.downFrom(from)
-	if !down.inside || b.guess {
+	down, ok := l.down[from]
+	if !ok {
+		down.rel, down.inside = workbench.Within(from, l.dir)
+		l.down[from] = down
+	}
+	if !down.inside || b.Mark {
 		return false
 	}
 	steps := strings.Split(down.rel, string(filepath.Separator))
-	rest := pat[slash+1:]
-	for i := 0; rest != ""; {
-		c, tail, _ := strings.Cut(rest, "/")
-		rest = tail
-		if c == "" {
-			continue
-		}
+	for i, c := range strings.FieldsFunc(p[slash+1:], func(r rune) bool { return r == '/' }) {
 		if i == len(steps) || strings.Contains(c, "**") {
 			return true
 		}
 		if ok, err := filepath.Match(c, steps[i]); err != nil || !ok {
 			return err != nil // a pattern Go cannot read may still match
 		}
-		i++
 	}
 	return false
 }
@@ -264,123 +222,6 @@ func (l *looker) folderHolds(folder string) bool {
 		l.holds[folder] = h
 	}
 	return h
-}
-
-// downFrom is the way from folder down to dir.
-func (l *looker) downFrom(folder string) downTo {
-	d, ok := l.down[folder]
-	if !ok {
-		d.rel, d.inside = workbench.Within(folder, l.dir)
-		l.down[folder] = d
-	}
-	return d
-}
-
-// expandBraces returns the words w expands to by brace expansion (w alone
-// when it has none), false when they are more than maxBraceWords. It
-// leaves w as it is: syntax.Walk panics on the brace nodes SplitBraces
-// puts in a word, and cdBases reads words while it walks.
-func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
-	split := *w
-	if !syntax.SplitBraces(&split) {
-		return []*syntax.Word{w}, true
-	}
-	var words []*syntax.Word
-	for x, err := range expand.BracesSeq(nil, &split) {
-		if err != nil || len(words) == maxBraceWords {
-			return nil, false
-		}
-		words = append(words, x)
-	}
-	return words, true
-}
-
-// pattern is w after quote removal, in filepath.Match syntax: quoted
-// wildcards are escaped, unquoted ones kept, and an extended glob (@(a|b))
-// becomes "*", which matches all it can. A leading ~ or ~/ becomes the home
-// folder. False when w holds an expansion whose value is only known when the
-// command runs.
-func pattern(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for i, part := range w.Parts {
-		switch x := part.(type) {
-		case *syntax.Lit:
-			v := x.Value
-			if i == 0 && strings.HasPrefix(v, "~") {
-				home, err := os.UserHomeDir()
-				if err != nil || v != "~" && !strings.HasPrefix(v, "~/") {
-					return "", false // ~user, or no home to go to
-				}
-				v = escape(home) + v[1:]
-			}
-			b.WriteString(v)
-		case *syntax.SglQuoted:
-			if x.Dollar {
-				return "", false
-			}
-			b.WriteString(escape(x.Value))
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok || strings.Contains(lit.Value, `\`) {
-					return "", false
-				}
-				b.WriteString(escape(lit.Value))
-			}
-		case *syntax.ExtGlob:
-			b.WriteString("*")
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
-}
-
-// metaChars are the wildcards of filepath.Match, and of the shell's globs.
-const metaChars = "*?["
-
-// escape makes every character of s literal in filepath.Match syntax.
-func escape(s string) string {
-	if !strings.ContainsAny(s, metaChars+`\`) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(metaChars+`\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// firstMeta is the index in pat of its first wildcard not escaped by a
-// backslash, or -1.
-func firstMeta(pat string) int {
-	for i := 0; i < len(pat); i++ {
-		switch {
-		case pat[i] == '\\':
-			i++
-		case strings.IndexByte(metaChars, pat[i]) >= 0:
-			return i
-		}
-	}
-	return -1
-}
-
-// unescape drops the backslashes of pat, a pattern without wildcards.
-func unescape(pat string) string {
-	if !strings.Contains(pat, `\`) {
-		return pat
-	}
-	var b strings.Builder
-	for i := 0; i < len(pat); i++ {
-		if pat[i] == '\\' && i+1 < len(pat) {
-			i++
-		}
-		b.WriteByte(pat[i])
-	}
-	return b.String()
 }
 
 // inBase is path taken relative to base, when it is not absolute and there

@@ -572,6 +572,8 @@ func TestSandboxCatches(t *testing.T) {
 		{"cd fixtures/evil.git && git status", true, false},
 		{"git -C fixtures/evil.git diff", true, false},
 		{"sh -c 'echo hi'", true, false},
+		{"git log --help", true, false},
+		{"file -p main.go", false, true},
 		{"cat < /dev/tcp/127.0.0.1/9", false, false},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {

@@ -37,6 +37,17 @@ func BenchmarkClassify(b *testing.B) {
 	}
 }
 
+// BenchmarkClassifyCompound classifies one compound glance as a
+// coordinator writes it, reporting the CPU time per command as well.
+func BenchmarkClassifyCompound(b *testing.B) {
+	b.ReportAllocs()
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		Classify("git status -s && ls -la | head")
+	}
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
 // cpuTime is the user and system time the process has used.
 func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage

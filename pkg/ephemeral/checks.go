@@ -6,8 +6,8 @@ import (
 )
 
 // checkTailPlus refuses the obsolete form tail +Nf, which follows like -f.
-func checkTailPlus(args []arg) string {
-	for _, a := range args {
+func checkTailPlus(w words) string {
+	for _, a := range w.args {
 		if strings.HasPrefix(a.value, "+") && strings.ContainsAny(a.value, "fF") {
 			return "tail " + a.src + " follows the file and never ends"
 		}
@@ -15,24 +15,18 @@ func checkTailPlus(args []arg) string {
 	return ""
 }
 
-// checkCommandV lets command through only as a question (command -v NAME):
-// without -v or -V it runs NAME. Options come before the name, as bash
-// stops reading them at the first operand.
-func checkCommandV(args []arg) string {
+// checkCommandV lets command through only as a question (command -v
+// NAME): without -v or -V it runs NAME. bash reads options up to the name.
+func checkCommandV(w words) string {
 	asks := false
-	for _, a := range args {
+	for _, a := range w.args {
 		if !a.isOption() {
 			break
 		}
-		for _, c := range a.value[1:] {
-			switch c {
-			case 'v', 'V':
-				asks = true
-			case 'p':
-			default:
-				return "command " + a.src + " is not a -v or -V question"
-			}
+		if strings.Trim(a.value[1:], "vVp") != "" {
+			return "command " + a.src + " is not a -v or -V question"
 		}
+		asks = asks || strings.ContainsAny(a.value, "vV")
 	}
 	if !asks {
 		return "command without -v or -V runs another command"
@@ -40,23 +34,10 @@ func checkCommandV(args []arg) string {
 	return ""
 }
 
-// dateOptions are date's options that take a value, so that the value is
-// not taken for an operand. -s/--set is refused before this runs.
-var dateOptions = &options{
-	short:    "uRI",
-	shortArg: "dfr",
-	long:     []string{"utc", "universal", "rfc-email", "debug", "resolution", "help", "version"},
-	longArg:  []string{"date", "file", "reference", "rfc-3339"},
-	longOpt:  []string{"iso-8601"},
-}
-
-// checkDate refuses an operand that is not a +FORMAT: date MMDDhhmm sets the clock.
-func checkDate(args []arg) string {
-	operands, _, bad := dateOptions.scan(args)
-	if bad != "" {
-		return "date option " + bad + " is not on the table"
-	}
-	for _, a := range operands {
+// checkDate refuses an operand that is not a +FORMAT: date MMDDhhmm sets
+// the clock.
+func checkDate(w words) string {
+	for _, a := range w.operands {
 		if !strings.HasPrefix(a.value, "+") || a.glob {
 			return "date " + a.src + " sets the clock"
 		}
@@ -64,12 +45,12 @@ func checkDate(args []arg) string {
 	return ""
 }
 
-// checkTest refuses the operands of test and [ that make bash evaluate code
-// held in a quoted word: -v and -R take a variable name, and bash expands
-// and evaluates a subscript in it (test -v 'a[$(touch p)]' runs touch). A
-// "[" in any operand is refused too, whatever operator it follows.
-func checkTest(args []arg) string {
-	for _, a := range args {
+// checkTest refuses the operands of test and [ through which bash
+// evaluates code in a quoted word: -v and -R take a variable name, whose
+// subscript bash evaluates (test -v 'a[$(touch p)]' runs touch); a "[" in
+// any operand is refused too, whatever operator it follows.
+func checkTest(w words) string {
+	for _, a := range w.args {
 		switch {
 		case a.value == "-v" || a.value == "-R":
 			return "test " + a.src + " names a variable, and bash evaluates a subscript in the name (a[$(cmd)] runs cmd)"
@@ -80,20 +61,11 @@ func checkTest(args []arg) string {
 	return ""
 }
 
-// seqOptions are the options of seq a glance may use; -f (a printf format)
-// is not among them.
-var seqOptions = &options{short: "w", shortArg: "s", long: []string{"equal-width"}, longArg: []string{"separator"}}
-
-// maxSeqDigits bounds seq's operands, and so its output: at most a million
-// lines. seq 1 inf, or 1e18, prints until Claude Code's timeout.
-const maxSeqDigits = 6
-
-// checkSeq lets seq through with plain numbers of at most maxSeqDigits
-// digits as its operands.
-func checkSeq(args []arg) string {
-	operands, _, _ := seqOptions.scan(args)
-	for _, a := range operands {
-		if !allDigits(a.value) || len(a.value) > maxSeqDigits {
+// checkSeq lets seq through with whole numbers of at most six digits, a
+// million lines at most: seq 1 inf, or 1e18, prints until the timeout.
+func checkSeq(w words) string {
+	for _, a := range w.operands {
+		if !allDigits(a.value) || len(a.value) > 6 {
 			return "seq " + a.src + ": only whole numbers of at most 6 digits (seq 1 inf never ends)"
 		}
 	}
@@ -101,24 +73,23 @@ func checkSeq(args []arg) string {
 }
 
 // jqLoops are the jq builtins and keywords through which a filter can run
-// without end (repeat(.), range(1e18), until, while, recurse(f), a
-// recursive def, combinations: [0,1]|combinations(40) makes 2^40 arrays)
-// or pull in code the classifier cannot see (import, include). A glance's
-// filter picks paths out of its input and needs none.
+// without end (repeat(.), range(1e18), a recursive def, [0,1] |
+// combinations(40) makes 2^40 arrays) or pull in code the classifier
+// cannot see. A glance's filter picks paths out of its input.
 var jqLoops = []string{"repeat", "range", "until", "while", "recurse", "combinations", "def", "import", "include"}
 
 // checkJq refuses a jq word that names one of jqLoops as a function or
 // keyword; the same name as a field (.range) or variable ($range) passes.
-func checkJq(args []arg) string {
-	for _, a := range args {
+func checkJq(w words) string {
+	for _, a := range w.args {
 		v := a.value
 		for i := 0; i < len(v); {
-			if !isIdent(v[i]) || isDigit(v[i]) {
+			if !isWordByte(v[i], "_") || isDigit(v[i]) {
 				i++
 				continue
 			}
 			j := i
-			for j < len(v) && isIdent(v[j]) {
+			for j < len(v) && isWordByte(v[j], "_") {
 				j++
 			}
 			if word := v[i:j]; (i == 0 || !strings.ContainsRune(".$@", rune(v[i-1]))) && slices.Contains(jqLoops, word) {
@@ -130,4 +101,141 @@ func checkJq(args []arg) string {
 	return ""
 }
 
-func isIdent(c byte) bool { return c == '_' || isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'z' }
+// checkSed lets sed through as a printer only: -n, and scripts made of
+// print commands. What the small parser below does not read is refused,
+// so an unusual but harmless script costs a subagent, never a write.
+func checkSed(w words) string {
+	quiet := false
+	var scripts []string
+	for _, f := range w.flags {
+		switch f.name {
+		case "-n", "--quiet", "--silent":
+			quiet = true
+		case "-e", "--expression":
+			scripts = append(scripts, f.value)
+		}
+	}
+	switch {
+	case !quiet:
+		return "sed without -n prints every line; only sed -n with print commands is a glance"
+	case len(scripts) == 0 && len(w.operands) == 0:
+		return "sed has no script"
+	case len(scripts) == 0:
+		scripts = append(scripts, w.operands[0].value) // the first operand is the script
+	}
+	for _, s := range scripts {
+		if why := sedScript(s); why != "" {
+			return "sed script " + quoteShort(s) + ": " + why
+		}
+	}
+	return ""
+}
+
+// sedScript returns why a sed script is refused, or "": commands split by
+// ; or newlines, each an optional address or range, an optional !, and
+// p, =, q, Q or an s command whose flags only print (w writes a file, e
+// runs the pattern space).
+func sedScript(s string) string {
+	i := 0
+	skip := func(set string) {
+		for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+			i++
+		}
+	}
+	number := func() bool { start := i; skip(digits); return i > start }
+	// delimited moves past the delimiter that closes the part starting at
+	// i, skipping backslash escapes as GNU sed does; a raw newline fails.
+	delimited := func(delim byte) bool {
+		for ; i < len(s) && delim != '\n' && delim != '\\'; i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '\n':
+				return false
+			case delim:
+				i++
+				return true
+			}
+		}
+		return false
+	}
+	// address reads an optional address: N, N~S, $, /re/ or \cREc with I or
+	// M flags; the second of a range must be there, and may be +N or ~N.
+	address := func(second bool) bool {
+		switch {
+		case i == len(s):
+		case isDigit(s[i]):
+			if skip(digits); !second && i < len(s) && s[i] == '~' {
+				i++
+				return number()
+			}
+			return true
+		case s[i] == '$':
+			i++
+			return true
+		case second && (s[i] == '+' || s[i] == '~'):
+			i++
+			return number()
+		case s[i] == '/' || s[i] == '\\' && i+1 < len(s):
+			delim := byte('/')
+			if s[i] == '\\' {
+				i++
+				delim = s[i]
+			}
+			i++
+			ok := delimited(delim)
+			skip("IM")
+			return ok
+		}
+		return !second
+	}
+	for skip(" \t;\n"); i < len(s); skip(" \t;\n") {
+		if !address(false) {
+			return "address not understood"
+		}
+		if skip(" \t"); i < len(s) && s[i] == ',' {
+			i++
+			if skip(" \t"); !address(true) {
+				return "address not understood"
+			}
+		}
+		if skip(" \t"); i < len(s) && s[i] == '!' {
+			i++
+			skip(" \t")
+		}
+		if i == len(s) {
+			return "missing command"
+		}
+		switch i++; s[i-1] {
+		case 'p', '=':
+		case 'q', 'Q':
+			skip(digits)
+		case 's':
+			if i == len(s) {
+				return "unterminated s command"
+			}
+			delim := s[i]
+			if i++; !delimited(delim) || !delimited(delim) {
+				return "s command not understood"
+			}
+			for ; i < len(s) && strings.IndexByte(" \t;\n", s[i]) < 0; i++ {
+				switch c := s[i]; {
+				case c == 'w' || c == 'W':
+					return "s flag w writes a file"
+				case c == 'e':
+					return "s flag e runs a command"
+				case strings.IndexByte("gpiImM", c) < 0 && !isDigit(c):
+					return "s flag " + string(c) + " is not on the table"
+				}
+			}
+		default:
+			return "command " + string(s[i-1]) + " is not a print command"
+		}
+		if skip(" \t"); i < len(s) && s[i] != ';' && s[i] != '\n' {
+			return "unexpected " + string(s[i])
+		}
+	}
+	return ""
+}
+
+const digits = "0123456789"

@@ -5,145 +5,173 @@ import (
 	"strings"
 )
 
-// flagRule names an option that turns a reader into a writer, an executor
-// or a command that never ends.
+// flagRule refuses the options names spells, for why. "-x" is a letter,
+// found in any cluster (-rx): which letters take a value is not known, so
+// every one is read as an option. "--name" is a long option, also
+// abbreviated: getopt_long and git take any prefix (sort --outp=x is
+// --output=x). Anything else is a word matched whole (find -delete).
 type flagRule struct {
-	short byte   // -x, also inside a cluster such as -rx; 0 for none
-	long  string // --name without dashes, matched as getopt_long matches it (see denied)
-	word  string // an exact word, for find's primaries such as -delete
+	names []string
 	why   string
 }
 
-// spelling is how the rule reads in --list and in reasons.
-func (f flagRule) spelling() string {
-	var s []string
-	if f.short != 0 {
-		s = append(s, "-"+string(f.short))
+// denied returns the first of rules the option word v trips, and the
+// spelling it trips.
+func denied(rules []flagRule, v string) (flagRule, string) {
+	if len(rules) == 0 || len(v) < 2 || v[0] != '-' {
+		return flagRule{}, "" // no rules, or not an option word
 	}
-	if f.long != "" {
-		s = append(s, "--"+f.long)
+	written, long := strings.CutPrefix(v, "--")
+	if long {
+		written, _, _ = strings.Cut(written, "=")
 	}
-	if f.word != "" {
-		s = append(s, f.word)
-	}
-	return strings.Join(s, ", ")
-}
-
-// denied returns the first rule that the option word a trips, if any.
-//
-// GNU getopt_long and git's parse-options accept any unambiguous prefix of a
-// long option (sort --outp=x is --output=x), so a long option is denied when
-// what was written is a prefix of a denied name. A short rule is denied
-// anywhere in a cluster (-ro, -rofile): the classifier does not know which
-// letters take a value, so it reads every letter as an option.
-func denied(rules []flagRule, a arg) (flagRule, bool) {
-	v := a.value
 	for _, f := range rules {
-		switch {
-		case f.word != "" && v == f.word:
-			return f, true
-		case f.long != "" && strings.HasPrefix(v, "--"):
-			name, _, _ := strings.Cut(v[2:], "=")
-			if name != "" && strings.HasPrefix(f.long, name) {
-				return f, true
+		for _, s := range f.names {
+			if len(s) == 2 && !long && strings.IndexByte(v[1:], s[1]) >= 0 ||
+				s[1] == '-' && long && written != "" && strings.HasPrefix(s[2:], written) ||
+				len(s) > 2 && s[1] != '-' && v == s {
+				return f, s
 			}
-		case f.short != 0 && !strings.HasPrefix(v, "--") && strings.IndexByte(v[1:], f.short) >= 0:
-			return f, true
 		}
 	}
-	return flagRule{}, false
+	return flagRule{}, ""
 }
 
-// options is an allowlist: the only options a command form accepts.
-type options struct {
-	short    string   // letters without a value, in any cluster
-	shortArg string   // letters that take a value: attached (-kVAL) or the next word
-	shortNum string   // letters that may carry an attached number (-n5)
-	long     []string // long options without a value
-	longArg  []string // long options with a value: --name=VAL or --name VAL
-	longOpt  []string // long options with an optional attached value: --name or --name=VAL
-}
+// options is an allowlist, spelled as manuals spell options: -x, -x X (a
+// value attached or in the next word), -x[N] (an optional attached
+// number), --name, --name=X (a value after = or in the next word) and
+// --name[=X] (an optional one). Long options are matched whole.
+type options []string
 
-// describe is the allowlist as --list prints it.
-func (o *options) describe() string {
-	var s []string
-	for _, c := range o.short {
-		s = append(s, "-"+string(c))
-	}
-	for _, c := range o.shortArg {
-		s = append(s, "-"+string(c)+" X")
-	}
-	for _, c := range o.shortNum {
-		s = append(s, "-"+string(c)+"[N]")
-	}
-	for _, l := range o.long {
-		s = append(s, "--"+l)
-	}
-	for _, l := range o.longArg {
-		s = append(s, "--"+l+"=X")
-	}
-	for _, l := range o.longOpt {
-		s = append(s, "--"+l+"[=X]")
-	}
-	return strings.Join(s, " ")
-}
+// flag is an option as options.scan read it.
+type flag struct{ name, value string }
 
-// scan walks args with the allowlist o. It returns the operands, the option
-// words (values left out) and, for an option not on the list, the offending
-// word. A value taken from the next word must not start with "-": whether
-// the program reads such a word as a value or as an option is exactly the
-// kind of guess that lets a write through, so it is refused.
-func (o *options) scan(args []arg) (operands, opts []arg, bad string) {
+// scan walks args with the allowlist o. It returns the operands, the
+// options with their values and, for an option not on the list, the
+// offending word. A value taken from the next word must not look like an
+// option: whether the program reads it as a value or an option is the
+// kind of guess that lets a write through.
+func (o options) scan(args []arg) (operands []arg, flags []flag, bad string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.value == "--" {
-			return append(operands, args[i+1:]...), opts, ""
+			return append(operands, args[i+1:]...), flags, ""
 		}
 		if !a.isOption() {
 			operands = append(operands, a)
 			continue
 		}
-		opts = append(opts, a)
-		takesNext := false
-		if long, ok := strings.CutPrefix(a.value, "--"); ok {
-			name, _, hasValue := strings.Cut(long, "=")
-			switch {
-			case slices.Contains(o.long, name) && !hasValue:
-			case slices.Contains(o.longOpt, name):
-			case slices.Contains(o.longArg, name):
-				takesNext = !hasValue
-			default:
-				return nil, nil, a.src
-			}
-		} else if !o.cluster(a.value[1:], &takesNext) {
+		var next, ok bool
+		if flags, next, ok = o.read(flags, a.value); !ok {
 			return nil, nil, a.src
 		}
-		if takesNext {
-			if i+1 >= len(args) || args[i+1].isOption() || args[i+1].value == "--" {
+		if next {
+			if i++; i == len(args) || args[i].isOption() || args[i].value == "--" {
 				return nil, nil, a.src + " without a plain value"
 			}
-			i++
+			flags[len(flags)-1].value = args[i].value
 		}
 	}
-	return operands, opts, ""
+	return operands, flags, ""
 }
 
-// cluster checks the letters of a short option word. takesNext is set when
-// the last letter takes its value from the next word.
-func (o *options) cluster(letters string, takesNext *bool) bool {
-	for j := 0; j < len(letters); j++ {
-		c := letters[j]
-		switch {
-		case strings.IndexByte(o.shortArg, c) >= 0:
-			*takesNext = j == len(letters)-1
-			return true
-		case strings.IndexByte(o.shortNum, c) >= 0:
-			for j+1 < len(letters) && isDigit(letters[j+1]) {
-				j++
+// read appends the options of the option word v to flags; next says the
+// last one takes its value from the next word, ok that o allows them all.
+func (o options) read(flags []flag, v string) (_ []flag, next, ok bool) {
+	if strings.HasPrefix(v, "--") {
+		name, value, hasValue := strings.Cut(v, "=")
+		s := o.lookup(name)
+		kind := strings.TrimPrefix(s, name)
+		if s == "" || kind == "" && hasValue {
+			return flags, false, false
+		}
+		return append(flags, flag{name, value}), kind == "=X" && !hasValue, true
+	}
+	for j := 1; j < len(v); j++ {
+		s := o.lookup("-" + v[j:j+1])
+		if s == "" {
+			return flags, false, false
+		}
+		f := flag{name: s[:2]}
+		switch s[2:] {
+		case " X":
+			f.value = v[j+1:]
+			return append(flags, f), f.value == "", true
+		case "[N]":
+			k := j + 1
+			for k < len(v) && isDigit(v[k]) {
+				k++
 			}
-		case strings.IndexByte(o.short, c) < 0:
-			return false
+			f.value, j = v[j+1:k], k-1
+		}
+		flags = append(flags, f)
+	}
+	return flags, false, true
+}
+
+// lookup returns the spelling in o of the option name (-x, --name), or "".
+func (o options) lookup(name string) string {
+	for _, s := range o {
+		if rest, ok := strings.CutPrefix(s, name); ok && (rest == "" || strings.IndexByte(" =[", rest[0]) >= 0) {
+			return s
 		}
 	}
+	return ""
+}
+
+// describe is the allowlist as --list prints it: letters, then long
+// options, those without a value first.
+func (o options) describe() string {
+	kind := func(s string) int {
+		switch {
+		case len(s) == 2, strings.HasSuffix(s, " X"), strings.HasSuffix(s, "[N]"):
+			return len(s) // -x, -x X, -x[N]
+		case strings.HasSuffix(s, "[=X]"):
+			return 12
+		case strings.HasSuffix(s, "=X"):
+			return 11
+		}
+		return 10 // --name
+	}
+	sorted := slices.Clone(o)
+	slices.SortStableFunc(sorted, func(a, b string) int { return kind(a) - kind(b) })
+	return strings.Join(sorted, " ")
+}
+
+// add puts the spelling of an extra entry's option on o, as -x, -x X,
+// --name, --name=X or --name[=X] whatever the entry calls the value
+// (-n VALUE, --format=FMT, --depth DEPTH). x is a letter or digit; a long
+// name is letters, digits and inner dashes; a value's name letters,
+// digits, _ and -.
+func (o *options) add(spec string) bool {
+	name, sep, value := spec, "", ""
+	if i := strings.IndexAny(spec, " =["); i >= 0 {
+		name, sep, value = spec[:i], spec[i:i+1], spec[i+1:]
+	}
+	if sep == "[" {
+		var ok bool
+		if value, ok = strings.CutPrefix(value, "="); !ok || !strings.HasSuffix(value, "]") {
+			return false
+		}
+		value = strings.TrimSuffix(value, "]")
+	}
+	if sep != "" && (value == "" || !allBytes(value, "_-")) {
+		return false
+	}
+	long, isLong := strings.CutPrefix(name, "--")
+	switch {
+	case isLong && (long == "" || long[0] == '-' || !allBytes(long, "-")):
+		return false
+	case isLong && sep == "[":
+		name += "[=X]"
+	case isLong && sep != "":
+		name += "=X"
+	case isLong:
+	case len(name) != 2 || name[0] != '-' || !isWordByte(name[1], "") || sep == "=" || sep == "[":
+		return false
+	case sep == " ":
+		name += " X"
+	}
+	*o = append(*o, name)
 	return true
 }

@@ -1,139 +1,124 @@
 package ephemeral
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
-// command is one entry of the glance table: a command the main thread may
+// command is an entry of the glance table: a command the main thread may
 // run itself, and the rules its arguments must pass.
 type command struct {
-	name  string
-	about string     // what it shows; the reason of a glance segment
-	deny  []flagRule // options that make it write, execute or never end
-	allow *options   // when set, the only options it accepts
-	// check is a rule of its own on the arguments: it returns why they make
-	// the command not a glance, or "". note says the same for --list.
-	check func(args []arg) string
-	note  string
-	// limit caps the operands left once allow's options are taken out:
-	// 0 for any number, noOperands for none ("hostname NAME" sets the host
-	// name), n for at most n ("uniq IN OUT" writes OUT).
+	name, about string     // about: what it shows, the reason of a glance
+	deny        []flagRule // options that make it write, run a program, reach the network or never end
+	allow       options    // when set, the only options it accepts
+	// limit caps the operands left once allow's options are taken out: 0
+	// for any number, noOperands for none ("hostname NAME" sets the name).
 	limit int
-	// globsPass says that a glob may stand where an option could: the deny
-	// rules only keep a read from running long (grep -D read), which a
-	// file name spelling that option is not worth refusing every glob for.
+	// check is a rule of its own: why the arguments make the command not
+	// a glance, or "". note says the same, or what limit is for, in --list.
+	check func(w words) string
+	note  string
+	// globsPass: a glob may stand where an option could, as deny only
+	// keeps a read from running long (grep -D read).
 	globsPass bool
-	// recurses, when set, says whether these arguments make the command
-	// read folders recursively; its operands may then not be / or lie in
-	// /dev, /proc or /sys (walksDevices).
-	recurses func(args []arg) bool
-	// walks, when set, says whether these arguments make the command walk
-	// folders, listing what it finds (find, du, ls -R); its operands may
-	// then not be / (walksRoot).
-	walks func(args []arg) bool
+	// deep are the options that make it descend into folders (always: it
+	// always does): a reader (grep -r) may not then be given /, /dev, /proc
+	// or /sys, a lister (lists: find, du, ls -R) not /.
+	deep  []string
+	lists bool
+	subs  []*command // git's subcommands
 }
 
-// noOperands is the limit of a command that must have no operands.
 const noOperands = -1
 
-// hasRules reports whether any argument can make the command not a glance.
-// For such a command a glob that may expand to an option is refused: the
-// classifier never sees what the shell puts there (sort * with a file
-// named "-ofoo" writes foo).
+// hasRules reports whether any argument can make the command not a glance:
+// for such a command a glob that may expand to an option is refused (sort
+// * with a file named "-ofoo" writes foo).
 func (c *command) hasRules() bool {
 	return len(c.deny) > 0 && !c.globsPass || c.allow != nil || c.check != nil || c.limit != 0
 }
 
-// refusal is a command that is never a glance, named so that the reason
-// says why instead of only "not on the glance table".
-type refusal struct {
-	names []string
-	why   string
+// find returns the command of cmds named name, or nil.
+func find(cmds []*command, name string) *command {
+	for _, c := range cmds {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
 }
 
-// Rules shared by the table below.
 var (
-	followRules = []flagRule{
-		{short: 'f', long: "follow", why: "follows the file and never ends"},
-		{short: 'F', why: "follows the file and never ends"},
-		{long: "retry", why: "keeps reopening the file"},
-	}
-	// grepRules: with -D read, grep -r reads the devices it meets (by
-	// default it skips them when recursing).
-	grepRules = []flagRule{{short: 'D', long: "devices", why: "chooses to read devices, which may never end"}}
-	noRules   []flagRule
+	followRules = []flagRule{{[]string{"-f", "--follow", "-F"}, "follows the file and never ends"}, {[]string{"--retry"}, "keeps reopening the file"}}
+	grepRules   = []flagRule{{[]string{"-D", "--devices"}, "chooses to read devices, which may never end"}}
 )
 
-// table is the glance table: the one list both sides of the design read
-// (letting a command through on the main thread, and expiring its result).
-// Only commands whose every form not refused here reads and prints are on it.
+var (
+	grepDeep = []string{"-r", "-R", "-d", "--recursive", "--dereference-recursive", "--directories"}
+	always   = []string{"*"}
+)
+
+const testNote = "no -v or -R, no operand holding a [ (bash evaluates subscripts)"
+
+// table is the glance table: the one list that both lets a command run on
+// the main thread and expires its result. Only commands whose every form
+// not refused here reads and prints are on it.
 var table = []*command{
-	{name: "ls", about: "lists directory contents", walks: recursesLs},
+	{name: "ls", about: "lists directory contents", deep: []string{"-R", "--recursive"}, lists: true},
 	{name: "cat", about: "prints files"},
 	{name: "head", about: "prints the start of files"},
-	{name: "tail", about: "prints the end of files", deny: followRules,
-		check: checkTailPlus, note: "obsolete +Nf (follow) refused"},
+	{name: "tail", about: "prints the end of files", deny: followRules, check: checkTailPlus, note: "obsolete +Nf (follow) refused"},
 	{name: "wc", about: "counts lines, words and bytes"},
 	{name: "pwd", about: "prints the working directory"},
-	{name: "cd", about: "changes the shell's directory, no file changes", limit: 1, allow: cdOptions},
+	{name: "cd", about: "changes the shell's directory, no file changes", limit: 1, allow: options{"-L", "-P", "-e", "-@"}},
 	{name: "echo", about: "prints its arguments"},
-	{name: "printf", about: "prints formatted text",
-		deny: []flagRule{{short: 'v', why: "assigns a shell variable"}}},
-	{name: "grep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
-	{name: "egrep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
-	{name: "fgrep", about: "searches text", deny: grepRules, globsPass: true, recurses: recursesGrep},
-	{name: "rg", about: "searches text", recurses: always, deny: []flagRule{
-		{long: "pre", why: "runs a preprocessor command on every file"},
-		{long: "pre-glob", why: "runs a preprocessor command on every file"},
-		{long: "hostname-bin", why: "runs a command to learn the host name"},
-		{short: 'z', long: "search-zip", why: "runs decompression programs"},
+	{name: "printf", about: "prints formatted text", deny: []flagRule{{[]string{"-v"}, "assigns a shell variable"}}},
+	{name: "grep", about: "searches text", deny: grepRules, globsPass: true, deep: grepDeep},
+	{name: "egrep", about: "searches text", deny: grepRules, globsPass: true, deep: grepDeep},
+	{name: "fgrep", about: "searches text", deny: grepRules, globsPass: true, deep: grepDeep},
+	{name: "rg", about: "searches text", deep: always, deny: []flagRule{
+		{[]string{"--pre", "--pre-glob"}, "runs a preprocessor command on every file"},
+		{[]string{"--hostname-bin"}, "runs a command to learn the host name"},
+		{[]string{"-z", "--search-zip"}, "runs decompression programs"},
 	}},
-	{name: "find", about: "lists files by name and type", walks: always, deny: []flagRule{
-		{word: "-exec", why: "runs a command"},
-		{word: "-execdir", why: "runs a command"},
-		{word: "-ok", why: "runs a command"},
-		{word: "-okdir", why: "runs a command"},
-		{word: "-delete", why: "deletes files"},
-		{word: "-fprint", why: "writes a file"},
-		{word: "-fprint0", why: "writes a file"},
-		{word: "-fprintf", why: "writes a file"},
-		{word: "-fls", why: "writes a file"},
+	{name: "find", about: "lists files by name and type", deep: always, lists: true, deny: []flagRule{
+		{[]string{"-exec", "-execdir", "-ok", "-okdir"}, "runs a command"},
+		{[]string{"-delete"}, "deletes files"},
+		{[]string{"-fprint", "-fprint0", "-fprintf", "-fls"}, "writes a file"},
 	}},
-	{name: "sed", about: "prints selected lines", allow: sedOptions,
-		check: checkSed, note: "needs -n; the script may only hold p, =, q, Q and s///[gpiImM0-9] with line or /regex/ addresses"},
+	{name: "sed", about: "prints selected lines", check: checkSed,
+		allow: options{"-n", "-E", "-r", "-s", "-u", "-z", "-e X", "--quiet", "--silent", "--regexp-extended", "--separate",
+			"--unbuffered", "--null-data", "--posix", "--sandbox", "--debug", "--expression=X"},
+		note: "needs -n; the script may only hold p, =, q, Q and s///[gpiImM0-9] with line or /regex/ addresses"},
 	{name: "sort", about: "prints lines sorted", deny: []flagRule{
-		{short: 'o', long: "output", why: "writes the output to a file"},
-		{long: "compress-program", why: "runs a compression program"},
+		{[]string{"-o", "--output"}, "writes the output to a file"},
+		{[]string{"-T", "--temporary-directory"}, "writes temporary files into the folder it names"},
+		{[]string{"--compress-program"}, "runs a compression program"},
 	}},
-	{name: "uniq", about: "prints lines without repeats", limit: 1,
-		allow: &options{short: "cdDiuz", shortArg: "fsw",
-			long:    []string{"count", "repeated", "ignore-case", "unique", "zero-terminated"},
-			longArg: []string{"skip-fields", "skip-chars", "check-chars"},
-			longOpt: []string{"all-repeated", "group"}},
-		note: "a second operand is an output file"},
+	{name: "uniq", about: "prints lines without repeats", limit: 1, note: "a second operand is an output file",
+		allow: options{"-c", "-d", "-D", "-i", "-u", "-z", "-f X", "-s X", "-w X", "--count", "--repeated", "--ignore-case",
+			"--unique", "--zero-terminated", "--skip-fields=X", "--skip-chars=X", "--check-chars=X", "--all-repeated[=X]", "--group[=X]"}},
 	{name: "cut", about: "prints selected fields"},
 	{name: "tr", about: "translates characters from stdin"},
 	{name: "nl", about: "prints files with line numbers"},
 	{name: "paste", about: "prints files side by side"},
 	{name: "column", about: "prints text in columns"},
-	{name: "diff", about: "compares files", recurses: recursesDiff,
-		deny: []flagRule{{short: 'l', long: "paginate", why: "runs pr on the output"}}},
+	{name: "diff", about: "compares files", deep: []string{"-r", "--recursive"}, deny: []flagRule{{[]string{"-l", "--paginate"}, "runs pr on the output"}}},
 	{name: "cmp", about: "compares files"},
 	{name: "comm", about: "compares sorted files"},
 	{name: "stat", about: "prints file metadata"},
 	{name: "file", about: "prints file types", deny: []flagRule{
-		{short: 'C', long: "compile", why: "writes a compiled magic file"},
-		{short: 'z', long: "uncompress", why: "runs decompression programs"},
-		{short: 'Z', long: "uncompress-noreport", why: "runs decompression programs"},
+		{[]string{"-C", "--compile"}, "writes a compiled magic file"},
+		{[]string{"-z", "--uncompress", "-Z", "--uncompress-noreport"}, "runs decompression programs"},
+		{[]string{"-p", "--preserve-date"}, "sets the times of the files it reads"},
 	}},
-	{name: "du", about: "prints disk usage", walks: always},
+	{name: "du", about: "prints disk usage", deep: always, lists: true},
 	{name: "df", about: "prints free disk space"},
-	{name: "tree", about: "lists a directory tree", walks: always, deny: []flagRule{
-		{short: 'o', why: "writes the output to a file"},
-		{short: 'R', why: "writes 00Tree.html files into every directory"},
+	{name: "tree", about: "lists a directory tree", deep: always, lists: true, deny: []flagRule{
+		{[]string{"-o", "--output"}, "writes the output to a file"},
+		{[]string{"-R"}, "writes 00Tree.html files into every directory"},
 	}},
 	{name: "basename", about: "prints a path's last element"},
 	{name: "dirname", about: "prints a path's directory"},
@@ -141,38 +126,39 @@ var table = []*command{
 	{name: "readlink", about: "prints symlink targets"},
 	{name: "which", about: "prints where commands are"},
 	{name: "type", about: "prints what a command name is"},
-	{name: "command", about: "prints what a command name is",
-		check: checkCommandV, note: "only -v or -V before the name (otherwise it runs the command)"},
-	{name: "jq", about: "prints JSON; it cannot write files or run commands",
-		deny:  []flagRule{{short: 'f', long: "from-file", why: "reads its filter from a file the classifier cannot see"}},
-		check: checkJq, note: "the filter may not use repeat, range, until, while, recurse, combinations, def, import or include (they can loop without end)"},
+	{name: "command", about: "prints what a command name is", check: checkCommandV,
+		note: "only -v or -V before the name (otherwise it runs the command)"},
+	{name: "jq", about: "prints JSON; it cannot write files or run commands", check: checkJq,
+		deny: []flagRule{{[]string{"-f", "--from-file"}, "reads its filter from a file the classifier cannot see"}},
+		note: "the filter may not use repeat, range, until, while, recurse, combinations, def, import or include (they can loop without end)"},
 	{name: "md5sum", about: "prints or checks checksums"},
 	{name: "sha1sum", about: "prints or checks checksums"},
 	{name: "sha256sum", about: "prints or checks checksums"},
 	{name: "sha512sum", about: "prints or checks checksums"},
 	{name: "b2sum", about: "prints or checks checksums"},
 	{name: "cksum", about: "prints checksums"},
-	{name: "date", about: "prints the date",
-		deny:  []flagRule{{short: 's', long: "set", why: "sets the system clock"}},
-		check: checkDate, note: "an operand not starting with + sets the clock"},
+	{name: "date", about: "prints the date", deny: []flagRule{{[]string{"-s", "--set"}, "sets the system clock"}}, check: checkDate,
+		allow: options{"-u", "-R", "-I", "-d X", "-f X", "-r X", "--utc", "--universal", "--rfc-email", "--debug", "--resolution",
+			"--help", "--version", "--date=X", "--file=X", "--reference=X", "--rfc-3339=X", "--iso-8601[=X]"},
+		note: "an operand not starting with + sets the clock"},
 	{name: "whoami", about: "prints the user name"},
 	{name: "id", about: "prints user and group ids"},
 	{name: "uname", about: "prints system information"},
-	{name: "hostname", about: "prints the host name", limit: noOperands,
-		allow: &options{short: "aAdfiIs", long: []string{"alias", "all-fqdns", "domain", "fqdn", "long", "ip-address", "all-ip-addresses", "short"}},
-		note:  "an operand sets the host name"},
+	{name: "hostname", about: "prints the host name", limit: noOperands, allow: options{"-s", "--short"},
+		deny: []flagRule{
+			{[]string{"-a", "--alias", "-d", "--domain", "-f", "--fqdn", "--long", "-i", "--ip-address"}, "looks the host name up in DNS"},
+			{[]string{"-A", "--all-fqdns"}, "looks the host's addresses up in DNS"},
+		},
+		note: "an operand sets the host name"},
 	{name: "printenv", about: "prints environment variables"},
 	{name: "ps", about: "lists processes"},
-	{name: "free", about: "prints memory usage",
-		deny: []flagRule{{short: 's', long: "seconds", why: "repeats every N seconds and never ends"}}},
+	{name: "free", about: "prints memory usage", deny: []flagRule{{[]string{"-s", "--seconds"}, "repeats every N seconds and never ends"}}},
 	{name: "uptime", about: "prints the uptime"},
 	{name: "true", about: "does nothing"},
 	{name: "false", about: "does nothing"},
-	{name: "test", about: "tests files and strings",
-		check: checkTest, note: "no -v or -R, no operand holding a [ (bash evaluates subscripts)"},
-	{name: "[", about: "tests files and strings",
-		check: checkTest, note: "no -v or -R, no operand holding a [ (bash evaluates subscripts)"},
-	{name: "seq", about: "prints a sequence of numbers", allow: seqOptions, limit: 3,
+	{name: "test", about: "tests files and strings", check: checkTest, note: testNote},
+	{name: "[", about: "tests files and strings", check: checkTest, note: testNote},
+	{name: "seq", about: "prints a sequence of numbers", allow: options{"-w", "-s X", "--equal-width", "--separator=X"}, limit: 3,
 		check: checkSeq, note: "operands are whole numbers of at most 6 digits"},
 	{name: "od", about: "dumps files in octal and other formats"},
 	{name: "hexdump", about: "dumps files in hex"},
@@ -180,13 +166,44 @@ var table = []*command{
 	{name: "strings", about: "prints the printable strings in files"},
 	{name: "fold", about: "wraps lines"},
 	{name: "nproc", about: "prints the number of processors"},
-	{name: "arch", about: "prints the machine architecture"},
+	{name: "arch", about: "prints the machine architecture", allow: options{}, limit: noOperands,
+		note: "no arguments: on macOS arch -arm64 CMD runs CMD"},
 	{name: "groups", about: "prints the user's groups"},
-	{name: "git", about: "reads a git repository", deny: gitDeny,
-		check: checkGit, note: "only the subcommands listed as git …"},
+	{name: "git", about: "reads a git repository", check: checkGit, note: "only the subcommands listed as git …", deny: []flagRule{
+		{[]string{"--output"}, "writes the output to a file"},
+		{[]string{"--ext-diff"}, "runs an external diff program"},
+		{[]string{"--textconv"}, "runs text conversion filters"},
+		{[]string{"--exec-path"}, "runs git programs from another folder"},
+		{[]string{"--config-env"}, "sets configuration, which can run programs"},
+		{[]string{"--show-signature"}, "runs gpg to check signatures"},
+		{[]string{"--help"}, "runs man, which may page the manual and write its cache"},
+	}, subs: []*command{
+		{name: "status"}, {name: "log"}, {name: "show"}, {name: "diff"}, {name: "shortlog"}, {name: "describe"},
+		{name: "rev-parse"}, {name: "rev-list"}, {name: "ls-files"}, {name: "ls-tree"}, {name: "show-ref"},
+		{name: "merge-base"}, {name: "blame"},
+		{name: "cat-file", deny: []flagRule{{[]string{"--filters"}, "runs conversion filters"}}},
+		{name: "grep", deny: []flagRule{{[]string{"-O", "--open-files-in-pager"}, "opens the matches in a program"}}},
+		{name: "branch", check: checkListForm, note: "list forms only: a name without -l/--list creates a branch",
+			allow: options{"-a", "-l", "-r", "-v", "-i", "--list", "--ignore-case", "--no-color", "--no-column", "--no-abbrev",
+				"--omit-empty", "--all", "--remotes", "--verbose", "--show-current", "--sort=X", "--format=X", "--points-at=X",
+				"--contains=X", "--no-contains=X", "--merged=X", "--no-merged=X", "--color[=X]", "--column[=X]", "--abbrev[=X]"}},
+		{name: "tag", check: checkListForm, note: "list forms only: a name without -l/--list creates a tag",
+			allow: options{"-l", "-i", "-n[N]", "--list", "--ignore-case", "--no-color", "--no-column", "--no-abbrev",
+				"--omit-empty", "--sort=X", "--format=X", "--points-at=X", "--contains=X", "--no-contains=X", "--merged=X",
+				"--no-merged=X", "--color[=X]", "--column[=X]", "--abbrev[=X]"}},
+		{name: "remote", check: checkRemote, allow: options{"-v", "--verbose", "--push", "--all"},
+			note: "only git remote [-v] and git remote get-url"},
+		{name: "stash", check: checkStash, note: "only git stash list and git stash show"},
+		{name: "version"},
+	}},
 }
 
-// refusals are commands that are never a glance, each with why.
+// refusal is a list of commands that are never a glance, and why.
+type refusal struct {
+	names []string
+	why   string
+}
+
 var refusals = []refusal{
 	{[]string{"env", "xargs", "sudo", "doas", "su", "time", "nohup", "timeout", "nice", "ionice",
 		"stdbuf", "chroot", "setsid", "builtin", "exec", "eval", "source", ".", "parallel", "busybox",
@@ -198,93 +215,78 @@ var refusals = []refusal{
 		"interactive or never ends"},
 	{[]string{"rm", "rmdir", "mv", "cp", "ln", "touch", "mkdir", "chmod", "chown", "chgrp", "tee", "dd",
 		"truncate", "install", "shred", "patch", "tar", "unzip", "gzip", "gunzip", "sdiff", "xxd"},
-		"writes or removes files"},
+		writersWhy},
 	{[]string{"export", "unset", "set", "alias", "unalias", "shopt", "declare", "local", "readonly",
 		"typeset", "trap", "ulimit", "umask", "kill", "pkill", "killall", "read", "mapfile", "readarray",
 		"let", "hash", "pushd", "popd", "history", "fc", "enable", "complete"},
 		"changes the shell or other processes"},
 }
 
-// lookup maps a command name to its entry, built from table when first
-// asked for, as are refusedWhy and gitLookup: every hook links this
-// package, and many of their runs classify nothing (a subagent's call, a
-// tool result under spill-guard's threshold).
-var lookup = sync.OnceValue(func() map[string]*command {
-	m := make(map[string]*command, len(table))
-	for _, c := range table {
-		m[c.name] = c
-	}
-	return m
-})
+// writersWhy is why the commands that write are refused: never a glance,
+// but a hands-on entry may name one (git commit).
+const writersWhy = "writes or removes files"
 
-// refusedWhy maps a refused command name to why it is refused.
-var refusedWhy = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
+// refusedWhy returns why name is never a glance, if the table says so.
+func refusedWhy(name string) (string, bool) {
 	for _, r := range refusals {
-		for _, n := range r.names {
-			m[n] = r.why
+		if slices.Contains(r.names, name) {
+			return r.why, true
 		}
 	}
-	return m
-})
+	return "", false
+}
 
-// Entry describes one line of the glance table for people; glance-check
-// --list prints them. They are made from the very data Classify reads.
+// Entry describes one line of the glance table for people, made from the
+// data Classify reads; glance-check --list prints them.
 type Entry struct {
 	Command string // "ls", "git status"
 	Glance  bool   // false for the commands named as never a glance
-	// MainThread marks an extra entry for a hands-on command the main
-	// thread may run (Glance is false); Extra, any entry of a
-	// configuration (Glances.Table).
+	// MainThread marks an extra entry for a hands-on command (Glance is
+	// false); Extra, any entry of a configuration (Glances.Table).
 	MainThread, Extra bool
 	About             string   // what it does, or why it is never a glance
 	Rules             []string // the argument rules, one per line
 }
 
-// Table returns the glance table (Glance true, in table order, git's
-// subcommands after git) followed by the commands named as never a glance.
+// Table returns the glance table (in table order, git's subcommands after
+// git) followed by the commands named as never a glance.
 func Table() []Entry {
 	var out []Entry
 	for _, c := range table {
-		e := Entry{Command: c.name, Glance: true, About: c.about, Rules: rulesOf(c.deny, c.allow, c.limit, c.note)}
+		e := Entry{Command: c.name, Glance: true, About: c.about, Rules: c.rules()}
 		if c.name == "git" {
 			e.Rules = append([]string{"before the subcommand only: " + gitGlobal.describe(),
-				"refused: " + strings.Join(gitElsewhere, ", ") + " (another repository's configuration can run programs), and git after cd",
+				"refused: -C, --git-dir, --work-tree, --bare (another repository's configuration can run programs), and git after cd",
 				"refused: format placeholders starting " + strings.Join(gitSignature, " or ") + " (they run gpg)"}, e.Rules...)
 		}
 		out = append(out, e)
-		if c.name == "git" {
-			out = append(out, gitEntries()...)
+		for _, s := range c.subs {
+			out = append(out, Entry{Command: "git " + s.name, Glance: true, About: "read-only git subcommand", Rules: s.rules()})
 		}
 	}
 	for _, r := range refusals {
-		names := append([]string(nil), r.names...)
-		sort.Strings(names)
-		out = append(out, Entry{Command: strings.Join(names, " "), About: r.why})
+		out = append(out, Entry{Command: strings.Join(slices.Sorted(slices.Values(r.names)), " "), About: r.why})
 	}
 	return out
 }
 
-func rulesOf(deny []flagRule, allow *options, limit int, note string) []string {
+// rules are the command's rules as --list prints them.
+func (c *command) rules() []string {
 	var rules []string
-	if allow != nil {
-		s := allow.describe()
-		if s == "" {
-			s = "none"
-		}
-		rules = append(rules, "options allowed: "+s)
+	if c.allow != nil {
+		rules = append(rules, "options allowed: "+cmp.Or(c.allow.describe(), "none"))
 	}
-	for _, f := range deny {
-		rules = append(rules, "refused: "+f.spelling()+" ("+f.why+")")
+	for _, f := range c.deny {
+		rules = append(rules, "refused: "+strings.Join(f.names, ", ")+" ("+f.why+")")
 	}
 	switch {
-	case limit == noOperands:
+	case c.limit == noOperands:
 		rules = append(rules, "no operands")
-	case limit > 0:
-		rules = append(rules, "at most "+strconv.Itoa(limit)+" operand(s)")
+	case c.limit > 0:
+		rules = append(rules, "at most "+strconv.Itoa(c.limit)+" operand(s)")
 	}
-	if note != "" {
-		rules = append(rules, note)
+	if c.note != "" {
+		rules = append(rules, c.note)
 	}
 	return rules
 }

@@ -8,33 +8,24 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A glance must be read-only in the shell that runs it: bash 5, as Claude
-// Code runs it (bash -c "… eval '<cmd>' …"). The classifier reads
-// mvdan.cc/sh's tree of the command, so wherever that parser and bash could
-// read the same text differently the command is refused before its tree is
-// trusted. The checks below are the places found where they differ, or where
-// the parser's cost grows faster than the text.
-
-// Limits past which a command is not a glance without being parsed.
+// A glance must be read-only in bash as Claude Code runs it (bash -c
+// "… eval '<cmd>' …"), not only in mvdan.cc/sh's reading, so where the two
+// could read a line differently, or where the parser's cost grows faster
+// than the text, the line is refused before its tree is trusted.
 const (
-	// maxCommandBytes is the longest command Classify reads. The longest
-	// Bash command in the sample transcripts (../shared/transcripts) is 4.7
-	// KB and the median 100 bytes; a 16 KB line is generated, not glanced
-	// with. It also bounds the work spill-guard does on a glance's words.
+	// maxCommandBytes is the longest line read: the longest Bash command of
+	// the sample transcripts is 4.7 KB, the median 100 bytes.
 	maxCommandBytes = 16 << 10
-	// maxParenDepth caps how deep parentheses nest, counted over the raw
-	// text, quotes or not. mvdan.cc/sh tries "((" as arithmetic first and
-	// backtracks: 16 KB of unclosed "(" took 150 ms to parse and 126 KB took
-	// 1.9 s and 491 MB; with the depth capped at 32, 16 KB of any mix
-	// parsed in under 4 ms. A glance uses none (subshells, substitutions
-	// and arithmetic are refused), only quoted ones in a pattern.
+	// maxParenDepth caps how deep parentheses nest, quoted or not: the
+	// parser tries "((" as arithmetic and backtracks, and 126 KB of "("
+	// took 1.9 s and 491 MB; capped at 32, 16 KB of any mix parses in
+	// under 4 ms. A glance uses none but quoted ones in a pattern.
 	maxParenDepth = 32
 )
 
 // TooBigToParse returns why cmd is past the limits within which
-// mvdan.cc/sh parses a command in bounded time, memory and stack
-// (maxCommandBytes, maxParenDepth), or "". Whatever hands a command from a
-// transcript or a payload to that parser checks it first: 320 KB of nested
+// mvdan.cc/sh parses in bounded time, memory and stack, or "". Whatever
+// hands a command to that parser checks it first: 320 KB of nested
 // parentheses overflows the stack, which exits 2, "block" to Claude Code.
 func TooBigToParse(cmd string) string {
 	if len(cmd) > maxCommandBytes {
@@ -54,8 +45,8 @@ func TooBigToParse(cmd string) string {
 	return ""
 }
 
-// unvouched returns why the text of cmd cannot be handed to the parser and
-// trusted to mean what it means to bash, or "".
+// unvouched returns why cmd cannot be trusted to mean to bash what it
+// means to the parser, or "".
 func unvouched(cmd string) string {
 	if why := TooBigToParse(cmd); why != "" {
 		return "cannot vouch for it: " + why
@@ -64,33 +55,27 @@ func unvouched(cmd string) string {
 		return "cannot vouch for it: not valid UTF-8"
 	}
 	for i := 0; i < len(cmd); i++ {
+		// The parser takes a carriage return for a blank and drops NUL;
+		// bash keeps a carriage return in the word ("ls\r# ; touch x" runs
+		// touch) and cannot hold a NUL. No glance needs another one.
 		if c := cmd[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
-			// The parser takes a carriage return for a blank and drops NUL
-			// bytes; bash keeps a carriage return inside the word ("ls\r# ;
-			// touch x" runs touch) and cannot hold a NUL at all. Other
-			// control characters are kept as they are by both, but no
-			// glance needs one.
 			return fmt.Sprintf("cannot vouch for it: control character %q, which the parser and bash may read differently", c)
 		}
 	}
 	return ""
 }
 
-// commentsWhy returns why a comment in f, parsed from src, makes the
-// parser's reading differ from bash's, or "". The parser continues a
-// comment past a backslash-newline ("git status # note \" then a newline
-// and "rm -f x" is one git command to it); bash ends every comment at the
-// newline and runs the next line.
+// commentsWhy returns why a comment of f makes the parser's reading differ
+// from bash's, or "": the parser continues a comment past a
+// backslash-newline, bash ends it at the newline and runs the next line.
 func commentsWhy(f *syntax.File, src string) string {
 	if strings.IndexByte(src, '#') < 0 {
-		return "" // the usual command: no comment to walk the tree for
+		return ""
 	}
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.Comment); ok && why == "" {
-			if strings.HasSuffix(strings.TrimSuffix(c.Text, "\n"), `\`) || strings.Contains(c.Text, "\\\n") {
-				why = "cannot vouch for it: a comment ending in a backslash, which bash ends at the newline and the parser does not"
-			}
+		if c, ok := n.(*syntax.Comment); ok && (strings.HasSuffix(strings.TrimSuffix(c.Text, "\n"), `\`) || strings.Contains(c.Text, "\\\n")) {
+			why = "cannot vouch for it: a comment ending in a backslash, which bash ends at the newline and the parser does not"
 		}
 		return why == ""
 	})

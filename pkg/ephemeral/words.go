@@ -6,38 +6,34 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// arg is one argument word with the value the shell would pass, known
-// before the command runs. Words whose value is only known at run time
-// (parameter expansion, command substitution, …) never become an arg.
+// arg is an argument word with the value bash passes, known before the
+// command runs (a word with an expansion never becomes an arg).
 type arg struct {
 	value string // after quote removal
 	src   string // as written, for reasons
-	// glob is set when the word holds an unquoted *, ? or [: the shell may
-	// replace it with any file names, including ones that look like options.
-	glob bool
-	// globLead is set when the glob comes before any fixed character, so
-	// the expansion may start with "-".
-	globLead bool
-	// brace is set when the word may brace-expand ({a,b} or {1..3}) into
-	// several words the classifier never sees.
-	brace bool
+	// glob: an unquoted *, ? or [, which the shell may replace with any
+	// file names, options among them; globLead: one before any fixed
+	// character, so the names may start with "-".
+	glob, globLead bool
+	brace          bool // it may brace-expand ({a,b}, {1..3}) into several words
 }
 
-// mayBeOption reports whether the word may expand into an option the
-// classifier cannot see: a glob at its start, or a glob in a word that
-// already starts with "-".
-func (a arg) mayBeOption() bool {
-	return a.globLead || a.glob && strings.HasPrefix(a.value, "-")
+// mayBeOption reports whether the word may expand into an option.
+func (a arg) mayBeOption() bool { return a.globLead || a.glob && strings.HasPrefix(a.value, "-") }
+
+// isOption reports whether the word is an option: not "-" (stdin) nor "--".
+func (a arg) isOption() bool { return len(a.value) > 1 && a.value[0] == '-' && a.value != "--" }
+
+// Word returns the value bash passes for w, and whether it holds an
+// unquoted wildcard; ok is false when the value is only known when the
+// command runs (an expansion, $'…', ~user).
+func Word(w *syntax.Word) (value string, glob, ok bool) {
+	var r resolver
+	a, why := r.resolve(w)
+	return a.value, a.glob, why == ""
 }
 
-// isOption reports whether the word is an option word: "-x…" or "--x…", not
-// "-" (stdin) and not "--" (end of options).
-func (a arg) isOption() bool {
-	return len(a.value) > 1 && a.value[0] == '-' && a.value != "--"
-}
-
-// resolver turns syntax words into args. It keeps the command's source for
-// quoting words in reasons.
+// resolver turns words into args; src is the line, for reasons.
 type resolver struct {
 	src string
 	buf strings.Builder
@@ -52,18 +48,17 @@ func (r *resolver) text(n syntax.Node) string {
 	return r.src[start:end]
 }
 
-// resolve returns the static value of w, or why there is none.
+// resolve returns the value of w, or why it has none before it runs.
 func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 	a := arg{src: r.text(w)}
-	// The usual word is one plain literal without escapes: no copy needed.
-	if len(w.Parts) == 1 {
+	if len(w.Parts) == 1 { // the usual word: one literal without escapes, no copy
 		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(lit.Value, `\*?[{~`) {
 			a.value = lit.Value
 			return a, ""
 		}
 	}
 	r.buf.Reset()
-	open, close := -1, -1 // unquoted { and the last unquoted } after it
+	open, close := -1, -1 // an unquoted { and the last unquoted } after it
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -72,23 +67,17 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 				return a, why + " in " + a.src
 			}
 			for i := 0; i < len(v); i++ {
-				c := v[i]
-				switch {
+				switch c := v[i]; {
 				case c == '\\' && i+1 < len(v):
 					i++
-					r.buf.WriteByte(v[i])
-					continue
 				case c == '*' || c == '?' || c == '[':
-					a.glob = true
-					if r.buf.Len() == 0 {
-						a.globLead = true
-					}
+					a.glob, a.globLead = true, a.globLead || r.buf.Len() == 0
 				case c == '{' && open < 0:
 					open = r.buf.Len()
 				case c == '}' && open >= 0:
 					close = r.buf.Len()
 				}
-				r.buf.WriteByte(c)
+				r.buf.WriteByte(v[i])
 			}
 		case *syntax.SglQuoted:
 			if p.Dollar {
@@ -104,7 +93,16 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 				if !ok {
 					return a, expansionKind(in) + " in " + a.src + ": its value is only known when it runs"
 				}
-				writeDoubleQuoted(&r.buf, lit.Value)
+				// Inside double quotes a backslash escapes only $ ` " \ and newline.
+				v := lit.Value
+				for i := 0; i < len(v); i++ {
+					if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("$`\"\\\n", v[i+1]) >= 0 {
+						if i++; v[i] == '\n' {
+							continue
+						}
+					}
+					r.buf.WriteByte(v[i])
+				}
 			}
 		default:
 			return a, expansionKind(part) + " in " + a.src + ": its value is only known when it runs"
@@ -118,12 +116,9 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 	return a, ""
 }
 
-// tildeWhy returns why an unquoted literal holds a tilde whose expansion
-// the classifier cannot know, or "". At the start of a word only ~ and ~/…
-// (the home folder) pass: ~user, ~+ ($PWD) and ~- ($OLDPWD) are known
-// when the command runs. After = or : bash expands a tilde too (a=~root/x
-// becomes a=/root/x), so there it never passes. start says the literal
-// opens a word whose tilde prefix is unquoted.
+// tildeWhy returns why a literal holds a tilde whose folder is only known
+// when it runs, or "". At the start of a word (start) only ~ and ~/…
+// pass; after = or : bash expands one too (a=~root/x), so it never does.
 func tildeWhy(v string, start bool) string {
 	if start && strings.HasPrefix(v, "~") && v != "~" && !strings.HasPrefix(v, "~/") {
 		return "tilde expansion " + quoteShort(v) + ": its folder is only known when it runs"
@@ -132,23 +127,6 @@ func tildeWhy(v string, start bool) string {
 		return "tilde expansion after = or : (bash expands it in a word that looks like an assignment)"
 	}
 	return ""
-}
-
-// writeDoubleQuoted writes the value of a literal inside double quotes,
-// where a backslash escapes only $ ` " \ and newline.
-func writeDoubleQuoted(b *strings.Builder, v string) {
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			switch v[i+1] {
-			case '$', '`', '"', '\\':
-				i++
-			case '\n':
-				i++
-				continue
-			}
-		}
-		b.WriteByte(v[i])
-	}
 }
 
 // expansionKind names a word part that is not a literal.
@@ -164,8 +142,6 @@ func expansionKind(p syntax.WordPart) string {
 		return "process substitution"
 	case *syntax.ExtGlob:
 		return "extended glob"
-	case *syntax.BraceExp:
-		return "brace expansion"
 	}
 	return "an expansion"
 }

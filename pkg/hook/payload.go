@@ -50,17 +50,27 @@ var stringFields = []string{
 // hand, a hook would otherwise wait silently for input.
 var ErrTerminal = errors.New("stdin is a terminal: this is a Claude Code hook, it reads a hook payload (JSON) on stdin; see --help")
 
+// IsTerminal reports whether r is a terminal: a character device other
+// than /dev/null, which reads as empty input.
+func IsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
+
 // ReadPayload reads all of r, up to MaxPayload bytes, and checks it as
-// ParsePayload does. A terminal (a character device other than
-// /dev/null, which reads as empty) is refused at once: ErrTerminal. The
+// ParsePayload does; a terminal is refused at once (ErrTerminal). The
 // error says in one line what is wrong.
 func ReadPayload(r io.Reader) (*Payload, error) {
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			if null, err := os.Stat(os.DevNull); err != nil || !os.SameFile(fi, null) {
-				return nil, ErrTerminal
-			}
-		}
+	if IsTerminal(r) {
+		return nil, ErrTerminal
 	}
 	b, err := readAll(io.LimitReader(r, MaxPayload+1))
 	if err != nil {

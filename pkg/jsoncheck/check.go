@@ -35,7 +35,7 @@ type frame struct {
 	object bool
 	key    string // the member or element being read, for a path
 	index  int    // the element count of an array
-	first  int    // where its keys start in checker.keys, while few
+	keys   int    // where the object's keys start in checker.keys, while few
 	set    map[string]bool
 }
 
@@ -70,7 +70,10 @@ type checker struct {
 	s     string
 	i     int
 	stack []frame
-	keys  []string // the keys of the open objects, a stack as they are
+	// keys holds the keys of the open objects that have few, each
+	// object's after its parent's: one slice for the whole text, so that
+	// an object costs no allocation of its own.
+	keys []string
 	// members collects the top-level object's members for Members; start
 	// is where the value being read there begins.
 	members map[string]string
@@ -120,7 +123,7 @@ func (c *checker) value(maxDepth int) error {
 				return c.fail(fmt.Sprintf("nested deeper than %d levels", maxDepth))
 			}
 			c.i++
-			c.stack = append(c.stack, frame{object: ch == '{', first: len(c.keys)})
+			c.stack = append(c.stack, frame{object: ch == '{', keys: len(c.keys)})
 			c.space()
 			if c.i < len(c.s) && c.s[c.i] == ch+2 { // '}' or ']': empty
 				c.i++
@@ -189,6 +192,12 @@ func (c *checker) value(maxDepth int) error {
 	}
 }
 
+// pop closes the innermost array or object.
+func (c *checker) pop() {
+	c.keys = c.keys[:c.stack[len(c.stack)-1].keys]
+	c.stack = c.stack[:len(c.stack)-1]
+}
+
 // key reads an object's key and the colon after it, and refuses a key the
 // object already has.
 func (c *checker) key() error {
@@ -205,10 +214,9 @@ func (c *checker) key() error {
 		key = gjson.Parse(raw).Str
 	}
 	top := &c.stack[len(c.stack)-1]
-	own := c.keys[top.first:]
 	seen := top.set[key]
 	if top.set == nil {
-		for _, k := range own {
+		for _, k := range c.keys[top.keys:] {
 			seen = seen || k == key
 		}
 	}
@@ -218,14 +226,15 @@ func (c *checker) key() error {
 	switch {
 	case top.set != nil:
 		top.set[key] = true
-	case len(own) < manyKeys:
+	case len(c.keys)-top.keys < manyKeys:
 		c.keys = append(c.keys, key)
 	default:
 		top.set = make(map[string]bool, 2*manyKeys)
-		for _, k := range own {
+		for _, k := range c.keys[top.keys:] {
 			top.set[k] = true
 		}
-		top.set[key], c.keys = true, c.keys[:top.first]
+		top.set[key] = true
+		c.keys = c.keys[:top.keys]
 	}
 	top.key = key
 	c.space()
@@ -238,12 +247,6 @@ func (c *checker) key() error {
 		c.start = c.i
 	}
 	return nil
-}
-
-// pop closes the innermost array or object.
-func (c *checker) pop() {
-	c.keys = c.keys[:c.stack[len(c.stack)-1].first]
-	c.stack = c.stack[:len(c.stack)-1]
 }
 
 // path names the innermost open object by the keys and indexes above it.

@@ -8,9 +8,7 @@
 // input they stop at the end of the text instead of panicking, but what
 // they return means nothing. The checks (Valid, and
 // ValidStringBody) accept exactly what gjson.Valid accepts, eight bytes a
-// step inside long strings. Chars counts a string's characters without
-// unescaping it. Tape does check and walk in one: it checks a document
-// once and notes where its values are, for walks that read nothing again.
+// step inside long strings.
 package jsonscan
 
 import "strings"

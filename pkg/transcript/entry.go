@@ -9,14 +9,14 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // Entry is what flower reads from one transcript line. Raw is the line as
-// Parse was given it, and the string fields and gjson results are views of
-// it, not copies: they are valid as long as Raw's bytes are (with Scan,
-// until fn returns). A reader clones what it keeps (strings.Clone).
+// Parse was given it, and the strings and gjson results are views of it:
+// valid as long as Raw's bytes are (with Scan, until fn returns). A reader
+// clones what it keeps (strings.Clone).
 type Entry struct {
 	Raw     []byte
 	Type    string // user, assistant, system, attachment, progress, last-prompt, …
@@ -27,18 +27,13 @@ type Entry struct {
 	LogicalParentUUID string // set on compaction boundaries
 	LeafUUID          string // set on last-prompt and summary entries
 	SessionID         string
-	AgentID           string // set in subagent transcripts
 	Cwd               string
-	Timestamp         string
 
 	// IsSidechain is true for every entry of a subagent: in its own
 	// transcript, or (CLI 1.0.x) inline in the main one.
 	IsSidechain bool
 	IsAPIError  bool // a synthetic assistant entry standing for a failed API call
 	IsMeta      bool
-	// IsCompactSummary marks the user entry holding a compaction's summary,
-	// right after its compact_boundary.
-	IsCompactSummary bool
 
 	// ToolDenialKind is set on the tool_result entry of a call that did not
 	// run: "permission-rule" for hook and settings denials, "interrupted",
@@ -56,9 +51,7 @@ type Entry struct {
 
 // Message is an entry's message.
 type Message struct {
-	ID    string // shared by every entry of one API response
-	Role  string
-	Model string // "<synthetic>" on API-error entries
+	ID string // shared by every entry of one API response
 	// StringContent is true when message.content is a string (a typed user
 	// prompt); Blocks then holds one text block with Index -1.
 	StringContent bool
@@ -75,9 +68,9 @@ type Block struct {
 	Name  string       // tool_use: the tool
 	Input gjson.Result // tool_use: the input object
 
-	ToolUseID string // tool_result: the call answered
-	IsError   bool   // tool_result: is_error
-	content   value  // tool_result: a string or an array of blocks
+	ToolUseID string       // tool_result: the call answered
+	IsError   bool         // tool_result: is_error
+	content   gjson.Result // tool_result: a string or an array of blocks
 
 	// Chars is the block's body in characters (runes): the text of a text
 	// block, the input JSON of a tool_use, the text of a tool_result's
@@ -85,14 +78,12 @@ type Block struct {
 	Chars int
 }
 
-// Content is a tool_result's content as gjson reads it: a string or an array
-// of blocks. It is read on demand, a string unescaped at each call: few
-// readers need the text of every body.
-func (b Block) Content() gjson.Result { return b.content.result() }
+// Content is a tool_result's content: a string or an array of blocks.
+func (b Block) Content() gjson.Result { return b.content }
 
 // ContentRaw is a tool_result's content as it stands in the line, JSON
 // escapes and all ("" when there is none).
-func (b Block) ContentRaw() string { return b.content.raw }
+func (b Block) ContentRaw() string { return b.content.Raw }
 
 // Usage is message.usage of an assistant entry.
 type Usage struct {
@@ -143,117 +134,87 @@ func (e *Entry) blocks(typ string) []Block {
 // IsConversation reports whether the entry takes part in the parentUuid tree.
 func (e *Entry) IsConversation() bool { return e.UUID != "" }
 
-// Parse reads one transcript line. The line must be a JSON object in valid
-// UTF-8 with a string "type"; the fields flower reads must have the types
-// Claude Code writes, or Parse says which one does not. Fields it does not
-// read are not checked: unknown entry types pass as long as they are JSON.
-// A field written twice counts as gjson's ForEach sees it: the last one;
-// but a field prune-session edits by its path (message, its content and a
-// block's, parentUuid, logicalParentUuid, leafUuid, toolUseResult,
-// sessionId, session_id) is refused if written twice: gjson and sjson take the first where Claude
-// Code's JSON.parse takes the last, so an edit would miss what Claude Code
-// reads. Claude Code never writes a key twice.
-func Parse(raw []byte) (*Entry, error) { return new(line).parse(raw) }
+// MaxDepth bounds how deep a line's arrays and objects nest: the check's
+// stack grows with it. Claude Code writes lines with JSON.stringify, which
+// gives up long before (node 22: 5,000 levels).
+const MaxDepth = 100_000
 
-// parse is Parse on ln, whose tape it reuses: Scan parses every line of a
-// transcript on one; a tape grown anew for each line made context-audit
-// and prune-session 1.1 to 1.4 times as slow (docs/BENCHMARKS.md).
-func (ln *line) parse(raw []byte) (*Entry, error) {
-	// A view, not a copy: a copy of every line (every line of a 50 MB
-	// transcript is 50 MB of garbage) made context-audit and prune-session
-	// 1.15 to 1.33 times as slow (docs/BENCHMARKS.md).
-	ln.s = unsafe.String(unsafe.SliceData(raw), len(raw))
-	var root value
-	switch ln.Scan(ln.s) {
-	case jsonscan.ScanNotUTF8:
-		return nil, errors.New("not valid UTF-8")
-	case jsonscan.ScanNotJSON:
-		return nil, errors.New("not valid JSON")
-	case jsonscan.ScanOK:
-		r := ln.Root()
-		root = value{raw: ln.s[r.Start:r.End], index: int(r.Start), t: ln}
-	default: // too many values for a tape: checked and walked without one
-		if !utf8.Valid(raw) {
+// Parse reads one transcript line. The line must be a JSON object in valid
+// UTF-8, nested at most MaxDepth deep, with no key given twice in any
+// object (gjson and sjson, by which prune-session edits a line, take the
+// first of two, Claude Code's JSON.parse the last), and a string "type";
+// the fields flower reads must have the types Claude Code writes, or Parse
+// says which one does not. Fields it does not read are not checked: unknown
+// entry types pass as long as they are JSON.
+func Parse(raw []byte) (*Entry, error) {
+	// A view, not a copy: the entry's strings are views of the line.
+	s := unsafe.String(unsafe.SliceData(raw), len(raw))
+	if err := jsoncheck.Check(s, MaxDepth); err != nil {
+		var ce *jsoncheck.Error
+		switch {
+		case errors.As(err, &ce) && ce.Repeated:
+			return nil, fmt.Errorf("field %q appears twice", strings.TrimPrefix(ce.Path+"."+ce.Key, "."))
+		case !utf8.Valid(raw):
 			return nil, errors.New("not valid UTF-8")
 		}
-		if !gjson.Valid(ln.s) {
-			return nil, errors.New("not valid JSON")
-		}
-		trimmed := strings.TrimLeft(ln.s, " \t\r\n")
-		root = value{raw: strings.TrimRight(trimmed, " \t\r\n"), index: len(ln.s) - len(trimmed)}
+		return nil, errors.New("not valid JSON")
 	}
-	if !root.isObject() {
-		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(root.result()))
+	root := gjson.Parse(s)
+	if !root.IsObject() {
+		return nil, fmt.Errorf("%s, want a JSON object", jsonkind.Of(root))
 	}
+	root.Index = len(s) - len(root.Raw) // Parse leaves it 0 past leading spaces
 	e := &Entry{Raw: raw}
 	var err error
-	str := func(dst *string, key string, v value) {
-		if err == nil {
-			*dst, err = wantString(key, v.result())
-		}
+	str := func(dst *string, key string, v gjson.Result) {
+		*dst, err = wantString(key, v)
 	}
-	boolean := func(dst *bool, key string, v value) {
-		if err == nil {
-			*dst, err = wantBool(key, v.result())
-		}
+	boolean := func(dst *bool, key string, v gjson.Result) {
+		*dst, err = wantBool(key, v)
 	}
-	var hasType bool
-	var once onceFields
-	eachMember(root, func(k string, v value) bool {
-		if once.twice(k, editedFields[:]) {
-			err = fmt.Errorf("field %q appears twice", k)
-			return false
-		}
-		switch k {
+	hasType := false
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
 		case "type":
 			hasType = true
-			if !v.isString() {
-				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v.result()))
+			if v.Type != gjson.String {
+				err = fmt.Errorf(`field "type" is %s, want a string`, jsonkind.Of(v))
 			}
-			str(&e.Type, k, v)
+			e.Type = v.Str
 		case "subtype":
-			// Not checked: an unknown entry may use the name for anything.
-			if v.isString() {
-				e.Subtype = v.result().Str
-			}
+			e.Subtype = v.Str // not checked: an unknown entry may use the name for anything
 		case "uuid":
-			str(&e.UUID, k, v)
+			str(&e.UUID, k.Str, v)
 		case "parentUuid":
-			str(&e.ParentUUID, k, v)
+			str(&e.ParentUUID, k.Str, v)
 		case "logicalParentUuid":
-			str(&e.LogicalParentUUID, k, v)
+			str(&e.LogicalParentUUID, k.Str, v)
 		case "leafUuid":
-			str(&e.LeafUUID, k, v)
+			str(&e.LeafUUID, k.Str, v)
 		case "sessionId":
-			str(&e.SessionID, k, v)
-		case "agentId":
-			str(&e.AgentID, k, v)
+			str(&e.SessionID, k.Str, v)
 		case "cwd":
-			str(&e.Cwd, k, v)
-		case "timestamp":
-			str(&e.Timestamp, k, v)
+			str(&e.Cwd, k.Str, v)
 		case "toolDenialKind":
-			str(&e.ToolDenialKind, k, v)
+			str(&e.ToolDenialKind, k.Str, v)
 		case "toolUseID":
-			str(&e.ToolUseID, k, v)
+			str(&e.ToolUseID, k.Str, v)
 		case "parentToolUseID":
-			str(&e.ParentToolUseID, k, v)
+			str(&e.ParentToolUseID, k.Str, v)
 		case "isSidechain":
-			boolean(&e.IsSidechain, k, v)
+			boolean(&e.IsSidechain, k.Str, v)
 		case "isApiErrorMessage":
-			boolean(&e.IsAPIError, k, v)
+			boolean(&e.IsAPIError, k.Str, v)
 		case "isMeta":
-			boolean(&e.IsMeta, k, v)
-		case "isCompactSummary":
-			e.IsCompactSummary = v.raw == "true" // not checked either
+			boolean(&e.IsMeta, k.Str, v)
 		case "permissionDecision":
-			if v.isObject() && err == nil {
-				e.DenialSource, err = wantString("permissionDecision.source", v.result().Get("source"))
+			if v.IsObject() {
+				str(&e.DenialSource, "permissionDecision.source", v.Get("source"))
 			}
 		case "toolUseResult":
-			e.ToolUseResult = v.result()
+			e.ToolUseResult = v
 		case "message":
-			if err == nil && !v.isNull() {
+			if v.Type != gjson.Null {
 				e.Message, err = parseMessage(v)
 			}
 		}
@@ -268,77 +229,62 @@ func (ln *line) parse(raw []byte) (*Entry, error) {
 	return e, nil
 }
 
-func parseMessage(v value) (*Message, error) {
-	if !v.isObject() {
-		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v.result()))
+func parseMessage(v gjson.Result) (*Message, error) {
+	if !v.IsObject() {
+		return nil, fmt.Errorf(`field "message" is %s, want an object`, jsonkind.Of(v))
 	}
 	m := &Message{}
 	var err error
-	var once onceFields
-	eachMember(v, func(k string, f value) bool {
-		if once.twice(k, editedContent[:]) {
-			err = fmt.Errorf("field %q appears twice", "message."+k)
-			return false
-		}
-		switch k {
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.Str {
 		case "id":
-			m.ID, err = wantString("message.id", f.result())
-		case "role":
-			m.Role, err = wantString("message.role", f.result())
-		case "model":
-			m.Model, err = wantString("message.model", f.result())
+			m.ID, err = wantString("message.id", f)
 		case "usage":
-			if !f.isNull() {
-				m.Usage, err = parseUsage(f.result())
+			if f.Type != gjson.Null {
+				m.Usage, err = parseUsage(f)
 			}
 		case "content":
-			err = parseContent(m, f)
+			err = m.parseContent(f)
 		}
 		return err == nil
 	})
 	return m, err
 }
 
-func parseContent(m *Message, v value) error {
+func (m *Message) parseContent(v gjson.Result) error {
 	switch {
-	case v.isNull():
+	case v.Type == gjson.Null:
 		return nil
-	case v.isString():
+	case v.Type == gjson.String:
 		m.StringContent = true
-		m.Blocks = []Block{{Index: -1, Type: "text", Chars: v.chars()}}
+		m.Blocks = []Block{{Index: -1, Type: "text", Chars: utf8.RuneCountInString(v.Str)}}
 		return nil
-	case !v.isArray():
-		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v.result()))
+	case !v.IsArray():
+		return fmt.Errorf(`field "message.content" is %s, want a string or an array`, jsonkind.Of(v))
 	}
 	var err error
-	i := 0
-	eachElement(v, func(b value) bool {
+	v.ForEach(func(_, b gjson.Result) bool {
 		var blk Block
-		blk, err = parseBlock(i, b)
+		blk, err = parseBlock(len(m.Blocks), b)
 		m.Blocks = append(m.Blocks, blk)
-		i++
 		return err == nil
 	})
 	return err
 }
 
-func parseBlock(i int, v value) (Block, error) {
-	// The field path is built only for an error: this runs for every block
-	// of every line.
-	at := func(field string) string { return fmt.Sprintf("message.content.%d%s", i, field) }
-	if !v.isObject() {
-		return Block{}, fmt.Errorf("field %q is %s, want an object", at(""), jsonkind.Of(v.result()))
+func parseBlock(i int, v gjson.Result) (Block, error) {
+	// The field's name is built only for an error: this runs for every
+	// block of every line.
+	wrong := func(field, want string, f gjson.Result) error {
+		return fmt.Errorf("field %q is %s, want %s", fmt.Sprintf("message.content.%d%s", i, field), jsonkind.Of(f), want)
+	}
+	if !v.IsObject() {
+		return Block{}, wrong("", "an object", v)
 	}
 	b := Block{Index: i}
-	var typ, text, id, name, input, toolUseID, isError, content value
-	var once onceFields
-	twice := false
-	eachMember(v, func(k string, f value) bool {
-		if once.twice(k, editedContent[:]) {
-			twice = true
-			return false
-		}
-		switch k {
+	var typ, text, id, name, toolUseID, isError gjson.Result
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.Str {
 		case "type":
 			typ = f
 		case "text":
@@ -348,93 +294,77 @@ func parseBlock(i int, v value) (Block, error) {
 		case "name":
 			name = f
 		case "input":
-			input = f
+			b.Input = f
 		case "tool_use_id":
 			toolUseID = f
 		case "is_error":
 			isError = f
 		case "content":
-			content = f
+			b.content = f
 		}
 		return true
 	})
-	if twice {
-		return Block{}, fmt.Errorf("field %q appears twice", at(".content"))
+	if typ.Type != gjson.String {
+		return b, wrong(".type", "a string", typ)
 	}
-	if !typ.isString() {
-		return Block{}, fmt.Errorf("field %q is %s, want a string", at(".type"), jsonkind.Of(v.result().Get("type")))
-	}
-	b.Type = typ.result().Str
-	b.Input = input.result()
-	b.content = value{raw: content.raw, index: content.index} // kept: without the tape, which the next line reuses
+	b.Type = typ.Str
 	var err error
 	switch b.Type {
 	case "text":
-		if text.isString() {
-			b.Chars = text.chars()
-		} else {
-			_, err = wantString(at(".text"), text.result())
+		if text.Type != gjson.String {
+			return b, wrong(".text", "a string", text)
 		}
+		b.Chars = utf8.RuneCountInString(text.Str)
 	case "tool_use":
-		if b.ID, err = wantString("", id.result()); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".id"), jsonkind.Of(id.result()))
+		if b.ID, err = wantString("", id); err != nil {
+			return b, wrong(".id", "a string", id)
 		}
-		if b.Name, err = wantString("", name.result()); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".name"), jsonkind.Of(name.result()))
+		if b.Name, err = wantString("", name); err != nil {
+			return b, wrong(".name", "a string", name)
 		}
 		if b.Input.Exists() && !b.Input.IsObject() {
-			return b, fmt.Errorf("field %q is %s, want an object", at(".input"), jsonkind.Of(b.Input))
+			return b, wrong(".input", "an object", b.Input)
 		}
 		b.Chars = utf8.RuneCountInString(b.Input.Raw)
 	case "tool_result":
-		if b.ToolUseID, err = wantString("", toolUseID.result()); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a string", at(".tool_use_id"), jsonkind.Of(toolUseID.result()))
+		if b.ToolUseID, err = wantString("", toolUseID); err != nil {
+			return b, wrong(".tool_use_id", "a string", toolUseID)
 		}
-		if b.IsError, err = wantBool("", isError.result()); err != nil {
-			return b, fmt.Errorf("field %q is %s, want a boolean", at(".is_error"), jsonkind.Of(isError.result()))
+		if b.IsError, err = wantBool("", isError); err != nil {
+			return b, wrong(".is_error", "a boolean", isError)
 		}
-		if b.Chars, err = contentChars(content); err != nil {
-			return b, fmt.Errorf("field %q %v", at(".content"), err)
+		if b.Chars, err = contentChars(b.content); err != nil {
+			return b, fmt.Errorf("field %q %v", fmt.Sprintf("message.content.%d.content", i), err)
 		}
 	}
-	return b, err
+	return b, nil
 }
 
 // contentChars counts the text of a tool_result's content: a string, or the
 // text blocks of an array (images and documents count 0).
-func contentChars(v value) (int, error) {
+func contentChars(v gjson.Result) (int, error) {
 	switch {
-	case v.isNull():
+	case !v.Exists() || v.Type == gjson.Null:
 		return 0, nil
-	case v.isString():
-		return v.chars(), nil
-	case !v.isArray():
-		return 0, fmt.Errorf("is %s, want a string or an array", jsonkind.Of(v.result()))
+	case v.Type == gjson.String:
+		return utf8.RuneCountInString(v.Str), nil
+	case !v.IsArray():
+		return 0, fmt.Errorf("is %s, want a string or an array", jsonkind.Of(v))
 	}
 	n := 0
 	var err error
-	eachElement(v, func(b value) bool {
-		if !b.isObject() {
-			err = fmt.Errorf("holds %s, want objects", jsonkind.Of(b.result()))
+	v.ForEach(func(_, b gjson.Result) bool {
+		if !b.IsObject() {
+			err = fmt.Errorf("holds %s, want objects", jsonkind.Of(b))
 			return false
 		}
-		// The first "type" and "text", as gjson's Get takes them.
-		var typ, text value
-		eachMember(b, func(k string, f value) bool {
-			switch {
-			case k == "type" && !typ.exists():
-				typ = f
-			case k == "text" && !text.exists():
-				text = f
-			}
-			return true
-		})
-		if typ.isString() && typ.result().Str == "text" {
-			if !text.isString() {
-				err = fmt.Errorf("holds a text block whose text is %s, want a string", jsonkind.Of(text.result()))
+		if b.Get("type").Str == "text" {
+			t := b.Get("text")
+			if t.Type != gjson.String {
+				err = fmt.Errorf("holds a text block whose text is %s, want a string", jsonkind.Of(t))
 				return false
 			}
-			n += text.chars()
+			n += utf8.RuneCountInString(t.Str)
 		}
 		return true
 	})
@@ -446,24 +376,24 @@ func parseUsage(v gjson.Result) (Usage, error) {
 		return Usage{}, fmt.Errorf(`field "message.usage" is %s, want an object`, jsonkind.Of(v))
 	}
 	var u Usage
-	var err error
-	num := func(dst *int64, key string) {
-		if err != nil {
-			return
-		}
-		switch f := v.Get(key); f.Type {
+	for _, f := range []struct {
+		dst *int64
+		key string
+	}{
+		{&u.InputTokens, "input_tokens"},
+		{&u.OutputTokens, "output_tokens"},
+		{&u.CacheReadInputTokens, "cache_read_input_tokens"},
+		{&u.CacheCreationInputTokens, "cache_creation_input_tokens"},
+	} {
+		switch n := v.Get(f.key); n.Type {
 		case gjson.Number:
-			*dst = f.Int()
+			*f.dst = n.Int()
 		case gjson.Null:
 		default:
-			err = fmt.Errorf("field %q is %s, want a number", "message.usage."+key, jsonkind.Of(f))
+			return u, fmt.Errorf("field %q is %s, want a number", "message.usage."+f.key, jsonkind.Of(n))
 		}
 	}
-	num(&u.InputTokens, "input_tokens")
-	num(&u.OutputTokens, "output_tokens")
-	num(&u.CacheReadInputTokens, "cache_read_input_tokens")
-	num(&u.CacheCreationInputTokens, "cache_creation_input_tokens")
-	return u, err
+	return u, nil
 }
 
 // wantString is v's string, "" for a null or missing v.
@@ -486,27 +416,4 @@ func wantBool(key string, v gjson.Result) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("field %q is %s, want a boolean", key, jsonkind.Of(v))
-}
-
-// The fields prune-session edits by their path, which must not appear twice
-// (see Parse): on an entry, and on a message or a content block.
-var (
-	editedFields  = [...]string{"message", "parentUuid", "logicalParentUuid", "leafUuid", "toolUseResult", "sessionId", "session_id"}
-	editedContent = [...]string{"content"}
-)
-
-// onceFields notes which of such fields an object has shown.
-type onceFields uint8
-
-// twice reports whether k is one of keys and was seen before.
-func (o *onceFields) twice(k string, keys []string) bool {
-	for i, key := range keys {
-		if k == key {
-			bit := onceFields(1) << i
-			dup := *o&bit != 0
-			*o |= bit
-			return dup
-		}
-	}
-	return false
 }

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -22,11 +21,14 @@ const ForkMarker = "flower-fork.json"
 // object; anything longer is not one.
 const maxForkMarker = 4 << 10
 
+// forkMarker is what a ForkMarker holds.
+type forkMarker struct {
+	ForkedFrom string `json:"forkedFrom"`
+}
+
 // ForkMarkerJSON is the content of the marker of a fork of session from.
 func ForkMarkerJSON(from string) []byte {
-	b, _ := json.Marshal(struct {
-		ForkedFrom string `json:"forkedFrom"`
-	}{from})
+	b, _ := json.Marshal(forkMarker{from})
 	return append(b, '\n')
 }
 
@@ -40,18 +42,18 @@ func ForkedFrom(path string) string {
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxForkMarker+1))
-	if err != nil || len(b) > maxForkMarker || !gjson.ValidBytes(b) {
+	var m forkMarker
+	if err != nil || len(b) > maxForkMarker || json.Unmarshal(b, &m) != nil {
 		return ""
 	}
-	return sessionIDOrEmpty(gjson.GetBytes(b, "forkedFrom"))
+	return sessionIDOrEmpty(m.ForkedFrom)
 }
 
-// sessionIDOrEmpty is v when it is a string that can name a session (what
-// Locate takes for an id, printable), else "": the id is printed on a
-// terminal and in JSON, and a marker is data, not to be trusted.
-func sessionIDOrEmpty(v gjson.Result) string {
-	id := v.Str
-	if v.Type != gjson.String || id == "" || id == "." || id == ".." || len(id) > maxSessionID ||
+// sessionIDOrEmpty is id when it can name a session (what Locate takes for
+// an id, printable), else "": the id is printed on a terminal and in JSON,
+// and a marker is data, not to be trusted.
+func sessionIDOrEmpty(id string) string {
+	if id == "" || id == "." || id == ".." || len(id) > maxSessionID ||
 		strings.ContainsAny(id, `/\*?[`) || strings.ContainsFunc(id, func(r rune) bool { return !unicode.IsPrint(r) || r == ' ' }) {
 		return ""
 	}
@@ -66,8 +68,5 @@ const maxSessionID = 128
 // itself forked the session (/branch, --fork-session): it writes each copied
 // entry with forkedFrom.sessionId (seen in the 2.1.328 CLI); "" otherwise.
 func NativeForkedFrom(e *Entry) string {
-	if e == nil || !bytes.Contains(e.Raw, []byte(`"forkedFrom"`)) {
-		return ""
-	}
-	return sessionIDOrEmpty(gjson.GetBytes(e.Raw, "forkedFrom.sessionId"))
+	return sessionIDOrEmpty(gjson.GetBytes(e.Raw, "forkedFrom.sessionId").Str)
 }

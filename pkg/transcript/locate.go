@@ -15,9 +15,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// ConfigDir is Claude Code's configuration folder: $CLAUDE_CONFIG_DIR, else
+// configDir is Claude Code's configuration folder: $CLAUDE_CONFIG_DIR, else
 // ~/.claude.
-func ConfigDir() (string, error) {
+func configDir() (string, error) {
 	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return d, nil
 	}
@@ -29,10 +29,10 @@ func ConfigDir() (string, error) {
 }
 
 // ProjectDir is the folder holding the transcripts of sessions started in
-// cwd: <ConfigDir>/projects/<cwd with every character but letters and digits
-// replaced by "-">.
+// cwd: <config dir>/projects/<cwd with every character but letters and
+// digits replaced by "-">.
 func ProjectDir(cwd string) (string, error) {
-	cfg, err := ConfigDir()
+	cfg, err := configDir()
 	if err != nil {
 		return "", err
 	}
@@ -40,7 +40,7 @@ func ProjectDir(cwd string) (string, error) {
 }
 
 // Locate resolves a session argument: the path of a .jsonl transcript, or a
-// session id, looked up as <ConfigDir>/projects/*/<id>.jsonl.
+// session id, looked up as <config dir>/projects/*/<id>.jsonl.
 func Locate(session string) (string, error) {
 	if session == "" {
 		return "", errors.New("no session given")
@@ -51,7 +51,7 @@ func Locate(session string) (string, error) {
 	if strings.ContainsAny(session, `*?[\`) || session == "." || session == ".." {
 		return "", fmt.Errorf("%q is neither a transcript path nor a session id", session)
 	}
-	cfg, err := ConfigDir()
+	cfg, err := configDir()
 	if err != nil {
 		return "", err
 	}
@@ -72,19 +72,15 @@ func Locate(session string) (string, error) {
 // named as a transcript would block the reader that opens it.
 func isRegular(path string) error {
 	info, err := os.Stat(path)
-	if err != nil {
-		return err
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", path)
 	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	return nil
+	return err
 }
 
-// Open opens the transcript (or other file of a session) at path for
-// reading, and refuses anything but a regular file. It opens without
-// blocking, so that a FIFO put where a transcript was (after Locate looked)
-// is refused at once rather than waited on.
+// Open opens a file of a session for reading, and refuses anything but a
+// regular file. It opens without blocking, so that a FIFO put where a
+// transcript was (after Locate looked) is refused at once, not waited on.
 func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -108,18 +104,13 @@ func SessionDir(path string) string { return strings.TrimSuffix(path, ".jsonl") 
 // SessionID is the session id a transcript's file name carries.
 func SessionID(path string) string { return filepath.Base(SessionDir(path)) }
 
-// Subagents lists the subagent transcripts of the session at path, sorted;
-// none is not an error. Claude Code has kept them in three places:
-//   - CLI 2.1: <session-id>/subagents/agent-<agent-id>.jsonl, or in a folder
-//     below subagents/ (a workflow's agents);
-//   - CLI 2.0: agent-<agent-id>.jsonl beside the session's own transcript,
-//     in the project folder every session shares; such a file belongs to
-//     the session its entries name in sessionId;
-//   - CLI 1.0: inline, as the isSidechain entries of the main transcript,
-//     which this does not list.
-//
-// A subagent transcript (IsSubagentFile) has none of its own. The list
-// includes compaction runs (IsCompactionRun).
+// Subagents lists the subagent transcripts of the session at path, sorted,
+// compaction runs (IsCompactionRun) included; none is not an error. CLI 2.1
+// keeps them in <session-id>/subagents/ and the folders below; CLI 2.0
+// beside the session's own transcript, in the project folder every session
+// shares, where a file belongs to the session its entries name in
+// sessionId; CLI 1.0 inline (isSidechain), which this does not list. A
+// subagent transcript (IsSubagentFile) has none of its own.
 func Subagents(path string) ([]string, error) {
 	if IsSubagentFile(path) {
 		return nil, nil
@@ -143,9 +134,8 @@ func Subagents(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := SessionID(path)
 	for _, p := range beside {
-		if sessionOf(p) == id {
+		if sessionOf(p) == SessionID(path) {
 			found = append(found, p)
 		}
 	}
@@ -153,13 +143,14 @@ func Subagents(path string) ([]string, error) {
 	return found, nil
 }
 
-// subagentPrefix begins the name of every subagent transcript.
-const subagentPrefix = "agent-"
-
-// compactionPrefix begins the name of the transcript of a compaction's
-// summarising run (CLI 2.1: agent-acompact-<hex>.jsonl): Claude Code runs
-// it as an agent of its own, but the model did not dispatch it.
-const compactionPrefix = subagentPrefix + "acompact"
+// subagentPrefix begins the name of every subagent transcript;
+// compactionPrefix that of a compaction's summarising run (CLI 2.1:
+// agent-acompact-<hex>.jsonl), which Claude Code runs as an agent of its
+// own though the model did not dispatch it.
+const (
+	subagentPrefix   = "agent-"
+	compactionPrefix = subagentPrefix + "acompact"
+)
 
 // IsSubagentFile reports whether path is named as a subagent transcript
 // (agent-<agent-id>.jsonl), in any of the layouts Subagents reads.
@@ -181,9 +172,7 @@ const sessionLines = 8
 
 // sessionOf is the sessionId of the first of the leading lines of the
 // transcript at path that names one, "" when none does or it cannot be
-// read. The path is opened without blocking and read only if it is a
-// regular file: the project folder is Claude Code's, but a name in it may
-// be anything.
+// read (Open: a name in the project folder may be anything).
 func sessionOf(path string) string {
 	f, err := Open(path)
 	if err != nil {
@@ -193,13 +182,10 @@ func sessionOf(path string) string {
 	rd := NewReader(f)
 	for range sessionLines {
 		line, err := rd.Next()
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF {
 			return ""
 		}
-		if err != nil {
-			continue
-		}
-		if v := gjson.GetBytes(line, "sessionId"); v.Type == gjson.String {
+		if v := gjson.GetBytes(line, "sessionId"); err == nil && v.Type == gjson.String {
 			return v.Str
 		}
 	}
@@ -228,5 +214,79 @@ func FirstCwd(path string) string {
 		if err != nil {
 			return ""
 		}
+	}
+}
+
+// ProjectSessions finds the sessions of one project: dir is the project's
+// working directory (mapped as ProjectDir does, after resolving symlinks,
+// since Claude Code names the folder after the real cwd), or that folder
+// itself (a folder whose parent is named projects, so that a working
+// directory holding .jsonl files of its own is never taken for one). A
+// working directory that no longer exists (a deleted temporary folder or
+// worktree) is mapped as written, and after resolving the symlinks of its
+// longest existing ancestor. It returns the folder and the main
+// transcripts in it, sorted by name; subagent transcripts are not listed.
+// A folder without any transcript is an error.
+func ProjectSessions(dir string) (folder string, sessions []string, err error) {
+	if dir == "" {
+		return "", nil, errors.New("no project given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	real := resolve(abs)
+	var cands []string
+	for _, p := range []string{real, abs} {
+		mapped, err := ProjectDir(p)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(cands) == 0 || cands[0] != mapped {
+			cands = append(cands, mapped)
+		}
+	}
+	looked := strings.Join(cands, " or ")
+	if filepath.Base(filepath.Dir(real)) == "projects" {
+		cands = append(cands, real)
+	}
+	for _, cand := range cands {
+		found, err := filepath.Glob(filepath.Join(cand, "*.jsonl"))
+		if err != nil {
+			return "", nil, err
+		}
+		var mains []string
+		for _, f := range found {
+			if !IsSubagentFile(f) && isRegular(f) == nil {
+				mains = append(mains, f)
+			}
+		}
+		if len(mains) > 0 {
+			sort.Strings(mains)
+			return cand, mains, nil
+		}
+	}
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		return "", nil, fmt.Errorf("no project %s: no such folder, and no sessions in %s", dir, looked)
+	}
+	return "", nil, fmt.Errorf("no sessions of project %s (looked in %s)", dir, looked)
+}
+
+// resolve is abs with its symlinks resolved. When abs does not exist, the
+// longest ancestor that does is resolved and the rest appended as written:
+// a deleted working directory under a symlink (macOS's /tmp, a linked home)
+// was recorded by its real path, which only the ancestor can still tell.
+func resolve(abs string) string {
+	rest := ""
+	for p := abs; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
 	}
 }

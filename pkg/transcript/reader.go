@@ -34,11 +34,9 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // Reader reads a transcript line by line.
 type Reader struct {
-	br     *bufio.Reader
-	line   int
-	offset int64 // where the line last returned starts
-	next   int64 // where the next line starts
-	long   []byte
+	br   *bufio.Reader
+	line int
+	long []byte // a line longer than the buffer, gathered
 }
 
 // NewReader returns a Reader over r.
@@ -46,56 +44,38 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, readBufferSize)}
 }
 
-// Next returns the next line without its line ending. The bytes are valid
-// until the next call. At the end it returns io.EOF; a final line without a
+// Next returns the next line without its newline. The bytes are valid until
+// the next call. At the end it returns io.EOF; a final line without a
 // newline is returned like any other. A line over MaxLineBytes is skipped and
 // reported as a *LineError wrapping ErrLineTooLong; reading may go on.
 func (r *Reader) Next() ([]byte, error) {
 	r.line++
-	r.offset = r.next
 	r.long = r.long[:0]
+	tooLong := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		r.next += int64(len(chunk))
-		if len(r.long)+len(trimEOL(chunk)) > MaxLineBytes {
-			if err == nil || err == io.EOF {
-				r.long = r.long[:0]
-				return nil, &LineError{Line: r.line, Err: ErrLineTooLong}
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				return nil, r.skipLong()
-			}
+		ends := err == nil || err == io.EOF
+		if !ends && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
 		}
 		switch {
-		case err == nil && len(r.long) == 0:
-			return trimEOL(chunk), nil
-		case err == nil:
-			return trimEOL(append(r.long, chunk...)), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			r.long = append(r.long, chunk...)
-		case err == io.EOF:
-			if len(r.long)+len(chunk) == 0 {
+		case tooLong:
+		case len(r.long)+len(trimEOL(chunk)) > MaxLineBytes:
+			tooLong, r.long = true, r.long[:0]
+		case ends && len(r.long) == 0:
+			if len(chunk) == 0 {
 				r.line--
 				return nil, io.EOF
 			}
-			return trimEOL(append(r.long, chunk...)), nil
+			return trimEOL(chunk), nil
 		default:
-			return nil, err
+			r.long = append(r.long, chunk...)
 		}
-	}
-}
-
-// skipLong discards the rest of an over-long line.
-func (r *Reader) skipLong() error {
-	r.long = r.long[:0]
-	for {
-		chunk, err := r.br.ReadSlice('\n')
-		r.next += int64(len(chunk))
-		if err == nil || err == io.EOF {
-			return &LineError{Line: r.line, Err: ErrLineTooLong}
+		if ends && tooLong {
+			return nil, &LineError{Line: r.line, Err: ErrLineTooLong}
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return err
+		if ends {
+			return trimEOL(r.long), nil
 		}
 	}
 }
@@ -103,32 +83,28 @@ func (r *Reader) skipLong() error {
 // Line is the 1-based number of the line Next last returned.
 func (r *Reader) Line() int { return r.line }
 
-// Offset is the byte offset where the line Next last returned starts.
-func (r *Reader) Offset() int64 { return r.offset }
-
 // trimEOL drops the newline only: a "\r" before it is JSON whitespace and is
 // kept, so that a line copied through stays byte-identical.
 func trimEOL(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }
 
 // Scan reads every line of r and calls fn for each, in order, with the
 // entry Parse made of it (its strings are views of the line: fn clones what
-// it keeps) or the error (a *LineError) the line gave: a
-// reader that counts bad lines goes on, one that refuses them returns the
-// error. When fn returns an error Scan stops and returns it; an error
-// reading r is returned too. Memory stays bounded by the longest line.
+// it keeps) or the error (a *LineError) the line gave: a reader that counts
+// bad lines goes on, one that refuses them returns the error. When fn
+// returns an error Scan stops and returns it; an error reading r is
+// returned too. Memory stays bounded by the longest line.
 func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 	rd := NewReader(r)
-	var ln line
 	for {
 		raw, err := rd.Next()
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF {
 			return nil
 		}
 		var e *Entry
 		var le *LineError
 		switch {
 		case err == nil:
-			if e, err = ln.parse(raw); err != nil {
+			if e, err = Parse(raw); err != nil {
 				err = &LineError{Line: rd.Line(), Err: err}
 			}
 		case !errors.As(err, &le):

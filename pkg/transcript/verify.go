@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -36,26 +35,15 @@ func Verify(r io.Reader) []string {
 	uses, results := map[string]int{}, map[string]int{}
 	var order []string // main-thread conversation uuids in file order
 	var all []string   // every conversation uuid in file order
-	rd := NewReader(r)
-	for {
-		raw, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	err := Scan(r, func(n int, e *Entry, err error) error {
 		if err != nil {
 			add("%v", err)
-			continue
+			return nil
 		}
-		e, err := Parse(raw)
-		if err != nil {
-			add("line %d: %v", rd.Line(), err)
-			continue
-		}
-		// The entry's strings are views of the reader's buffer: what is
-		// kept is cloned.
+		// The entry's strings are views of the line: what is kept is cloned.
 		if e.UUID != "" {
 			if _, dup := parent[e.UUID]; dup {
-				add("line %d: uuid %s appears twice", rd.Line(), e.UUID)
+				add("line %d: uuid %s appears twice", n, e.UUID)
 			}
 			parent[strings.Clone(e.UUID)] = strings.Clone(e.ParentUUID)
 			all = append(all, strings.Clone(e.UUID))
@@ -65,7 +53,7 @@ func Verify(r io.Reader) []string {
 		}
 		for field, val := range map[string]string{"parentUuid": e.ParentUUID, "logicalParentUuid": e.LogicalParentUUID, "leafUuid": e.LeafUUID} {
 			if val != "" {
-				refs = append(refs, ref{rd.Line(), field, strings.Clone(val)})
+				refs = append(refs, ref{n, field, strings.Clone(val)})
 			}
 		}
 		for _, b := range e.ToolUses() {
@@ -74,6 +62,10 @@ func Verify(r io.Reader) []string {
 		for _, b := range e.ToolResults() {
 			results[strings.Clone(b.ToolUseID)]++
 		}
+		return nil
+	})
+	if err != nil {
+		add("%v", err)
 	}
 	for _, rf := range refs {
 		if _, ok := parent[rf.val]; !ok {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -703,5 +704,37 @@ func TestCaptureInstalled(t *testing.T) {
 		return err == nil && string(b) == seqOutput(20000)
 	}) {
 		t.Errorf("capture files %v, want the failed call's, whole", files)
+	}
+}
+
+// TestCaptureLongRun: a call that runs past its timeout, which Claude Code
+// moves to the background, is captured (its view says so, and the capture
+// file receives the rest of its output), and so are the calls before and
+// after it. (A timeout of 3 s stands in for the default 2 minutes. Claude
+// Code 2.1.328 refuses `sleep 125; echo done` outright as a disguised wait,
+// so such a call runs nowhere and nothing captures it.)
+func TestCaptureLongRun(t *testing.T) {
+	t.Parallel()
+	s := NewScenario(t)
+	long := ToolUse{ID: "long", Name: "Bash", Input: map[string]any{"command": "for i in 1 2 3 4; do sleep 2; done; echo done", "timeout": 3000}}
+	s.API.Main(Steps(Call(Bash("before", "seq 1 2000")), Call(long), Call(Bash("after", "seq 1 2000")),
+		Say("ran"), Say("noted"), Say("noted")))
+	s.Run(Options{Prompt: "run them", Settings: captureSettings(t, s, "{}", captureLayers...), AllowedTools: []string{"Bash"}, Env: captureEnv})
+	for _, id := range []string{"before", "after"} {
+		if got := s.ToolResult(id).Text; !strings.Contains(got, "Spilled to a file") || !strings.Contains(got, "/.flower/spill/capture-") {
+			t.Errorf("%s was not captured: %.300q", id, got)
+		}
+	}
+	got := s.ToolResult("long").Text
+	m := regexp.MustCompile(`goes on in the background, and the rest of its output goes to (\S+\.txt) `).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("the long call's view does not say it goes on into its capture file: %.400q", got)
+	}
+	var b []byte
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end) && string(b) != "done\n"; time.Sleep(500 * time.Millisecond) {
+		b, _ = os.ReadFile(m[1])
+	}
+	if string(b) != "done\n" {
+		t.Errorf("the capture file holds %q, want the output the call printed in the background", b)
 	}
 }
