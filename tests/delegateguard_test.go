@@ -13,7 +13,7 @@ import (
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 
-	"github.com/flowerhooks/flower/internal/cputime"
+	"github.com/flowerhooks/flower/tests/cputime"
 )
 
 func TestDelegateGuardGolden(t *testing.T) { runGolden(t, "delegate-guard", delegateguard.Main) }

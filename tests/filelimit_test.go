@@ -50,6 +50,7 @@ func TestLowFileLimit(t *testing.T) {
 		"glance-check":    {[]string{"ls"}, ""},
 		"flower-settings": {[]string{"--settings", filepath.Join(work, "settings.json"), "--check"}, ""},
 		"flower-config":   {[]string{work}, ""},
+		"flower-status":   {nil, `{"transcript_path":"` + transcript + `"}`},
 	}
 	entries, err := os.ReadDir(bin)
 	if err != nil {

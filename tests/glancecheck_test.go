@@ -12,7 +12,6 @@ import (
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/internal/glancecheck"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 func TestGlanceCheckGolden(t *testing.T) { runGolden(t, "glance-check", glancecheck.Main) }
@@ -37,12 +36,12 @@ func TestGlanceCheckArgs(t *testing.T) {
 	}
 }
 
-// TestGlanceCheckJSONLDeep: a line nested past jsonscan.MaxNesting is not
-// valid JSON there: 9 million brackets ran gjson's check past Go's stack,
-// a fatal error (exit 2).
+// TestGlanceCheckJSONLDeep: a line nested deep is not valid JSON there: 9
+// million brackets once ran gjson's check past Go's stack, a fatal error
+// (exit 2).
 func TestGlanceCheckJSONLDeep(t *testing.T) {
 	t.Parallel()
-	deep := strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1)
+	deep := strings.Repeat("[", 9_000_000) + strings.Repeat("]", 9_000_000)
 	var stdout, stderr bytes.Buffer
 	code := glancecheck.Main([]string{"--jsonl"}, strings.NewReader("\"ls\"\n"+deep+"\n"), &stdout, &stderr)
 	if code != 3 || stdout.Len() != 0 || stderr.String() != "glance-check: stdin line 2: not valid JSON, want a JSON string\n" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/flowerhooks/flower/internal/txtar"
+	"github.com/flowerhooks/flower/tests/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected sections of the golden files")

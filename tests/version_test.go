@@ -17,6 +17,7 @@ import (
 	"github.com/flowerhooks/flower/internal/indexguard"
 	"github.com/flowerhooks/flower/internal/prunesession"
 	"github.com/flowerhooks/flower/internal/spillguard"
+	"github.com/flowerhooks/flower/internal/status"
 	"github.com/flowerhooks/flower/pkg/hook"
 )
 
@@ -26,6 +27,7 @@ var commandMains = map[string]mainFunc{
 	"flower-config":   flowerconfig.Main,
 	"delegate-guard":  delegateguard.Main,
 	"flower-settings": flowersettings.Main,
+	"flower-status":   status.Main,
 	"glance-check":    glancecheck.Main,
 	"index-guard":     indexguard.Main,
 	"prune-session":   prunesession.Main,

@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// The marker is the line the script prints in place of a call's output. It
-// is what the model sees when spill-guard does not run (not wired, timed
-// out) and, for a failed call, in the tool result itself (Claude Code lets
-// no hook replace that): so it says where the output is. capture.bash
-// prints it with the same words; a test runs the script and parses it.
+// The marker is the line the script prints in place of a call's output: what
+// the model sees when spill-guard does not run and, for a failed call, in
+// the tool result itself (no hook may replace that), so it says where the
+// output is. capture.bash prints the same words; a test holds them equal.
 const (
 	markerStart = "[flower: the whole output of this command is in "
 	markerEnd   = "]"
@@ -21,73 +20,46 @@ func Marker(path string) string { return markerStart + path + markerEnd }
 
 // Find returns the capture file named by a marker on the first line of a
 // Bash result, or on its second line after one line of Claude Code's own
-// (the "Exit code N" of a failed call), which comes back as before. rest is
-// what follows the marker line. ok is false when there is no marker there.
+// (the "Exit code N" of a failed call), which comes back as before; rest is
+// what follows the marker line. The path must be absolute and clean.
 func Find(text string) (path, before, rest string, ok bool) {
-	line, after, _ := strings.Cut(text, "\n")
+	line, rest, _ := strings.Cut(text, "\n")
 	if !strings.HasPrefix(line, markerStart) {
 		before = line
-		line, after, _ = strings.Cut(after, "\n")
+		line, rest, _ = strings.Cut(rest, "\n")
 	}
-	path, ok = parseMarker(line)
-	if !ok {
+	path, ok = strings.CutPrefix(line, markerStart)
+	path, end := strings.CutSuffix(path, markerEnd)
+	if !ok || !end || !filepath.IsAbs(path) || filepath.Clean(path) != path {
 		return "", "", "", false
 	}
-	return path, before, after, true
-}
-
-// parseMarker returns the path a marker line names: an absolute, clean
-// path.
-func parseMarker(line string) (string, bool) {
-	if !strings.HasPrefix(line, markerStart) || !strings.HasSuffix(line, markerEnd) {
-		return "", false
-	}
-	path := line[len(markerStart) : len(line)-len(markerEnd)]
-	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
-		return "", false
-	}
-	return path, true
+	return path, before, rest, true
 }
 
 // A capture file is named capture-<local time>-<session id>-<pid>-<random>.txt
-// (capture.bash), so names sort by time, and the session id ties the file
-// to the session spill-guard is called for.
+// (capture.bash): names sort by time, and the session id ties the file to
+// the session spill-guard is called for.
 const (
 	namePrefix  = "capture-"
 	nameSuffix  = ".txt"
 	stampLayout = "20060102-150405"
 )
 
-// IsName reports whether name is the name of a capture file of any session.
-func IsName(name string) bool {
-	_, ok := nameSession(name)
-	return ok
-}
-
-// IsSessionName reports whether name is the name of a capture file of the
-// session sessionID.
-func IsSessionName(name, sessionID string) bool {
-	s, ok := nameSession(name)
-	return ok && sessionID != "" && s == sessionID
-}
-
-// nameSession returns the session id in a capture file's name.
+// nameSession returns the session id in a capture file's name, and false
+// for any other name.
 func nameSession(name string) (string, bool) {
 	rest, ok := strings.CutPrefix(name, namePrefix)
-	if !ok || len(rest) < len(stampLayout)+1 {
+	if !ok || len(rest) <= len(stampLayout) || rest[len(stampLayout)] != '-' {
 		return "", false
 	}
-	if _, err := time.Parse(stampLayout, rest[:len(stampLayout)]); err != nil || rest[len(stampLayout)] != '-' {
+	if _, err := time.Parse(stampLayout, rest[:len(stampLayout)]); err != nil {
 		return "", false
 	}
 	rest, ok = strings.CutSuffix(rest[len(stampLayout)+1:], nameSuffix)
-	if !ok {
-		return "", false
-	}
 	// <session>-<pid>-<random>: the session id may hold dashes itself.
 	for range 2 {
 		i := strings.LastIndexByte(rest, '-')
-		if i < 0 || !digits(rest[i+1:]) {
+		if !ok || i < 0 || rest[i+1:] == "" || strings.Trim(rest[i+1:], "0123456789") != "" {
 			return "", false
 		}
 		rest = rest[:i]
@@ -96,8 +68,4 @@ func nameSession(name string) (string, bool) {
 		return "", false
 	}
 	return rest, true
-}
-
-func digits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
 }

@@ -1,89 +1,67 @@
 package capture
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/flowerhooks/flower/pkg/spill"
 )
 
-// countCap bounds how much of a capture file is read to count its
-// characters and lines: 64 MiB takes well under a second, and spill-guard
-// runs under a 30 s timeout. A larger file is pointed to with the counts of
-// its first 64 MiB and its size.
+// countCap bounds how much of a capture file is counted: 64 MiB takes well
+// under a second, and spill-guard runs under a 30 s timeout. A larger file
+// is pointed to with the counts of its first 64 MiB and its size.
 const countCap = 64 << 20
 
-// headScan bounds how far into a file the head is looked for, past blank
-// lines Claude Code would drop.
+// headScan is how much of a file is read at least for the head, which is
+// looked for past blank lines Claude Code would drop.
 const headScan = 64 << 10
 
 // output is what a capture file holds, as far as the views need it.
 type output struct {
-	size         int64
-	chars, lines int64 // of the whole file, or of its first countCap bytes
-	counted      bool  // false when the file is larger than countCap
-	whole        string
-	isWhole      bool // whole holds the output, trimmed as Claude Code trims it
-	head, tail   string
+	file    spill.File // its characters and lines, and its head
+	size    int64
+	counted bool   // the counts are of the whole file, not of its first countCap bytes
+	whole   string // the output, trimmed as Claude Code trims it,
+	isWhole bool   // when it has at most the characters asked for
+	tail    string
 }
 
 // readOutput reads f, a capture file of size bytes. When its output,
 // trimmed as Claude Code trims a Bash result, has at most wholeMax
-// characters, it is kept whole; else the first head and the last tail
-// characters of it are kept, and the whole file is counted.
+// characters, it is kept whole; else its first head and last tail
+// characters are. The file is counted in one pass.
 func readOutput(f *os.File, size int64, wholeMax, head, tail int) (output, error) {
-	out := output{size: size}
-	if size <= int64(utf8.UTFMax*wholeMax) {
-		b, err := io.ReadAll(io.LimitReader(f, int64(utf8.UTFMax*wholeMax)+1))
-		if err != nil {
-			return out, err
+	first := make([]byte, max(headScan, utf8.UTFMax*wholeMax))
+	n, err := io.ReadFull(f, first)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return output{}, err
+	}
+	first = first[:n]
+	c := spill.NewCounter(io.Discard, 0)
+	c.Write(first)
+	rest, err := io.Copy(c, io.LimitReader(f, countCap-int64(n)))
+	if err != nil {
+		return output{}, err
+	}
+	// The file may grow while it is read: a background job writes on.
+	out := output{file: c.File(""), size: int64(n) + rest, counted: true}
+	if out.size >= countCap {
+		if fi, err := f.Stat(); err == nil {
+			out.size = fi.Size()
 		}
-		out.size = int64(len(b)) // a background job may have written on
-		out.chars, out.lines, out.counted = countChars(b), countLines(b), true
-		if trimmed := trimOutput(string(b)); utf8.RuneCountInString(trimmed) <= wholeMax {
+		out.counted = out.size <= countCap
+	}
+	if out.size <= int64(utf8.UTFMax*wholeMax) {
+		if trimmed := trimOutput(string(first)); utf8.RuneCountInString(trimmed) <= wholeMax {
 			out.whole, out.isWhole = trimmed, true
 			return out, nil
 		}
-		out.head = firstChars(trimLeading(string(b)), head)
-		out.tail = lastLines(trimTrailing(string(b)), tail)
-		return out, nil
 	}
-
-	// Counted in one pass; the head is taken from the first block, the
-	// tail read from the end.
-	buf := make([]byte, 64<<10)
-	var first []byte
-	var n int64
-	var last byte
-	for n < countCap {
-		m, err := f.Read(buf[:min(int64(len(buf)), countCap-n)])
-		if m > 0 {
-			p := buf[:m]
-			if len(first) < headScan {
-				first = append(first, p[:min(m, headScan-len(first))]...)
-			}
-			out.chars += countChars(p)
-			out.lines += int64(bytes.Count(p, []byte{'\n'}))
-			last = p[m-1]
-			n += int64(m)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return out, err
-		}
-	}
-	if n > 0 && last != '\n' {
-		out.lines++
-	}
-	if fi, err := f.Stat(); err == nil {
-		out.size = fi.Size()
-	}
-	out.counted = out.size <= countCap
-	out.head = firstChars(trimLeading(validPrefix(first)), head)
+	out.file.Head = firstChars(trimLeading(validPrefix(first)), head)
 	from := max(out.size-int64(utf8.UTFMax*tail), 0)
 	end := make([]byte, out.size-from)
 	m, err := f.ReadAt(end, from)
@@ -92,28 +70,6 @@ func readOutput(f *os.File, size int64, wholeMax, head, tail int) (output, error
 	}
 	out.tail = lastLines(trimTrailing(validSuffix(end[:m])), tail)
 	return out, nil
-}
-
-// countChars counts the characters of p as package spill counts them: the
-// bytes that do not continue a UTF-8 sequence.
-func countChars(p []byte) int64 {
-	n := int64(len(p))
-	for _, b := range p {
-		if b&0xC0 == 0x80 {
-			n--
-		}
-	}
-	return n
-}
-
-// countLines counts lines as package spill does: the newlines, and one
-// more for text after the last.
-func countLines(p []byte) int64 {
-	n := int64(bytes.Count(p, []byte{'\n'}))
-	if len(p) > 0 && p[len(p)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // validPrefix is p without a character cut off at its end.
@@ -199,8 +155,11 @@ func jsSpace(r rune) bool {
 
 // Claude Code 2.1.328 shows the model an image when a Bash result is a
 // data: URL of one (isImage: /^data:image\/[a-z0-9.+_-]+;base64,/i on the
-// output), up to 20 MiB. A captured one is shown the same way.
-var imageURL = regexp.MustCompile(`(?i)^data:image/[a-z0-9.+_-]+;base64,`)
+// output), up to 20 MiB. A captured one is shown the same way. Compiled on
+// a marker's call only.
+var imageURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^data:image/[a-z0-9.+_-]+;base64,`)
+})
 
 const imageMax = 20 << 20
 
@@ -215,7 +174,7 @@ func readImage(f *os.File, size int64) (string, bool, error) {
 	if err != nil && err != io.EOF {
 		return "", false, err
 	}
-	if !imageURL.MatchString(strings.TrimLeftFunc(string(start[:n]), jsSpace)) {
+	if !imageURL().MatchString(strings.TrimLeftFunc(string(start[:n]), jsSpace)) {
 		return "", false, nil
 	}
 	b := make([]byte, size)

@@ -127,7 +127,7 @@ func (sh *shell) captured(from, cmd string) (string, result) {
 	if !ok || path != m[1] {
 		sh.t.Fatalf("Find reads the script's marker %q as %q, %v", r.task, path, ok)
 	}
-	if filepath.Dir(path) != filepath.Join(sh.project, ".flower", "spill") || !IsSessionName(filepath.Base(path), testSession) {
+	if filepath.Dir(path) != filepath.Join(sh.project, ".flower", "spill") || !isSession(filepath.Base(path), testSession) {
 		sh.t.Errorf("capture file %s: not a capture file of the session in the project's spill folder", path)
 	}
 	b, err := os.ReadFile(path)
@@ -445,4 +445,10 @@ func TestScriptOtherShellsUnharmed(t *testing.T) {
 	if out, _ := sh.captured("", "shopt -po noclobber"); out != "set -o noclobber\n" {
 		t.Errorf("under noclobber: %q", out)
 	}
+}
+
+// isSession reports whether name is a capture file's name for session.
+func isSession(name, session string) bool {
+	s, ok := nameSession(name)
+	return ok && s == session
 }

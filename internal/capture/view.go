@@ -3,6 +3,10 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,181 +20,174 @@ import (
 
 // Options are spill-guard's: what layer three shows of any result.
 type Options struct {
-	Threshold int // characters shown whole; past them, a pointer and the head
-	Head      int // characters of the head
-	Tail      int // characters of the tail in a failed call's view
-	// Whole shows the output whole up to Claude Code's own limit for a Bash
-	// result: the call reads a spill file back, and a pointer would send
-	// the model round in a loop (see spillguard.readsSpill).
-	Whole bool
+	Threshold int  // characters shown whole; past them, a pointer and the head
+	Head      int  // characters of the head
+	Tail      int  // characters of the tail in a failed call's view
+	Whole     bool // the call reads a spill file back: a pointer would loop
 }
 
 // Claude Code 2.1.328 keeps at most 30,000 characters of a Bash result and
-// shows the model a 2,000-character preview of a longer one. A call that
-// reads a spill file back (Options.Whole) is shown as much, and past it a
-// pointer and as long a head.
+// shows a 2,000-character preview of a longer one: with Options.Whole, the
+// view shows as much.
 const (
 	bashResultMax = 30000
 	bashPreview   = 2000
 )
 
-// Marked is a Bash result that starts with a marker.
+// Marked is a Bash result that starts with a marker, with what its view
+// needs of the payload.
 type Marked struct {
-	Path   string // the capture file the marker names
-	before string // Claude Code's line before the marker ("Exit code 1")
-	rest   string // what follows the marker line
-	event  string
+	Path    string // the capture file the marker names
+	before  string // Claude Code's line before the marker ("Exit code 1")
+	rest    string // what follows the marker line
+	failed  bool   // PostToolUseFailure
+	session string // session_id, which the file's name must carry
+	resp    string // tool_response as written, whose stdout the view replaces
+	running bool   // the call moved to the background and goes on writing the file
 }
 
-// Detect finds the marker in a Bash call's PostToolUse stdout (on its first
-// line) or PostToolUseFailure error (after Claude Code's "Exit code N"
-// line). ok is false for anything else, which is not the capture layer's.
-func Detect(p *hook.Payload) (m Marked, ok bool) {
-	if p.ToolName() != "Bash" {
-		return m, false
-	}
-	m.event = p.Event()
+// Detect finds the marker in a Bash call's result: on the first line of
+// stdout in resp (tool_response as written), on PostToolUse, or after
+// Claude Code's "Exit code N" line in failure (the payload's error), on
+// PostToolUseFailure. A result without the marker's words, which JSON
+// writes as they are, is passed over unread.
+func Detect(event, tool, resp, failure, session string) (m Marked, ok bool) {
 	var text gjson.Result
-	switch m.event {
-	case "PostToolUse":
-		text = p.Get("tool_response.stdout")
-	case "PostToolUseFailure":
-		text = p.Get("error")
-	default:
+	switch {
+	case tool != "Bash":
 		return m, false
+	case event == "PostToolUse" && strings.Contains(resp, markerStart):
+		text = gjson.Get(resp, "stdout")
+		m.resp, m.running = resp, gjson.Get(resp, "backgroundTaskId").String() != ""
+	case event == "PostToolUseFailure":
+		text = gjson.Result{Type: gjson.String, Str: failure}
+		m.failed = true
 	}
-	// Only a short text can be a marker: everything else of the call went
-	// to the file.
-	if text.Type != gjson.String || !strings.Contains(text.Raw[:min(len(text.Raw), 4096)], markerStart) {
+	if text.Type != gjson.String {
 		return m, false
 	}
 	m.Path, m.before, m.rest, ok = Find(text.Str)
-	if ok && m.event == "PostToolUse" && m.before != "" {
-		return Marked{}, false
-	}
-	return m, ok
+	m.session = session
+	return m, ok && (m.failed || m.before == "")
 }
 
-// View reads the capture file m names, which must be a capture file of the
-// payload's session directly in the spill folder dir, and returns the
-// output that shows it: for PostToolUse, tool_response with stdout
-// replaced by the view; for PostToolUseFailure, an additionalContext. A
-// file shown whole after a call that has ended is removed, and old capture
-// files are pruned (see Prune).
-//
-// A marker that names no capture file of this session there is reported
-// with an error saying so: spill-guard then prints nothing, and the model
-// gets the result as it came.
-func View(p *hook.Payload, m Marked, dir string, o Options) (out *hook.Output, shown func(), err error) {
-	d, err := openFolder(dir)
+// Show reads the capture file m names and writes to w the hook output that
+// shows it: for a success, tool_response with stdout replaced by the view;
+// for a failure, an additionalContext. The file must be a capture file of
+// m's session directly in the spill folder dir, which must exist (a marker
+// never makes spill-guard create a workbench); else the error says so and
+// the model gets the result as it came. A file shown whole after a call
+// that has ended is then removed, and old capture files are pruned.
+func Show(m Marked, dir string, o Options, w io.Writer) error {
+	_, err := os.Lstat(dir)
+	var d *spill.Folder
+	if err == nil {
+		d, err = spill.Open(dir)
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot use the spill folder for the captured output %s: %v", m.Path, err)
+		return fmt.Errorf("cannot use the spill folder for the captured output %s: %v", m.Path, err)
 	}
 	defer d.Close()
-	f, name, err := d.open(m.Path, p.SessionID())
-	if errors.Is(err, errNotOurs) {
-		return nil, nil, fmt.Errorf("a marker line names %v; the result is left as it came", err)
-	}
+	f, size, name, err := openCapture(d, m)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read the captured output: %v", err)
+		return err
 	}
-	fi, err := f.Stat()
+	out, whole, err := view(f, size, m, o)
+	f.Close()
 	if err != nil {
-		f.Close()
-		return nil, nil, err
+		return fmt.Errorf("reading the captured output %s: %v", m.Path, err)
 	}
-	// A call moved to the background (its timeout) goes on writing the
-	// file; so may a job the command left behind, but that one Claude Code
-	// does not wait for either, and what it writes later is lost without
-	// capture too.
-	running := p.Get("tool_response.backgroundTaskId").String() != ""
+	prune(d, time.Now())
+	if _, err := out.WriteTo(w); err != nil {
+		return fmt.Errorf("writing the view of the captured output: %v", err)
+	}
+	// Until the view is printed the file is all there is of the output. A
+	// failed call's file stays: the marker in its result names it.
+	if whole && !m.failed && !m.running {
+		d.Root().Remove(name)
+	}
+	return nil
+}
 
-	removable := false
-	if m.event == "PostToolUse" {
+// openCapture opens the capture file m names, which must lie directly in
+// the folder (with symlinks resolved: the script may spell the folder
+// another way) and carry a capture file's name for m's session, and returns
+// its size and its name in the folder.
+func openCapture(d *spill.Folder, m Marked) (*os.File, int64, string, error) {
+	rel, ok := workbench.Within(d.Path, m.Path)
+	why := ""
+	if s, isCapture := nameSession(rel); !ok || rel != filepath.Base(rel) {
+		why = "not directly in the spill folder " + d.Path
+	} else if !isCapture || m.session == "" || s != m.session {
+		why = "not a capture file's name for session " + m.session
+	}
+	if why != "" {
+		return nil, 0, "", fmt.Errorf("a marker line names %s: not a capture file of this session (%s); the result is left as it came", m.Path, why)
+	}
+	f, fi, err := d.OpenFile(rel)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("cannot read the captured output: %v", err)
+	}
+	// The script creates the file with the shell's umask; spilled output
+	// is the owner's alone.
+	if fi.Mode().Perm() != spill.FilePerm {
+		f.Chmod(spill.FilePerm)
+	}
+	return f, fi.Size(), rel, nil
+}
+
+// view builds the output that shows the capture file f of size bytes, and
+// says whether it holds the whole output.
+func view(f *os.File, size int64, m Marked, o Options) (*hook.Output, bool, error) {
+	if m.failed {
+		c, err := readOutput(f, size, o.Threshold, o.Head, o.Tail)
+		if err != nil {
+			return nil, false, err
+		}
+		return hook.NewOutput("PostToolUseFailure").Set("additionalContext", failureText(c, m)), false, nil
+	}
+	img, isImage, err := readImage(f, size)
+	if err != nil {
+		return nil, false, err
+	}
+	var c output
+	var resp string
+	if isImage {
+		resp, err = sjson.SetRaw(m.resp, "stdout", string(gjson.AppendJSONString(nil, img)))
+		if err == nil {
+			resp, err = sjson.Set(resp, "isImage", true)
+		}
+	} else {
 		threshold, head := o.Threshold, o.Head
 		if o.Whole {
 			threshold, head = bashResultMax, bashPreview
 		}
-		img, isImage, err := readImage(f, fi.Size())
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("reading the captured output %s: %v", m.Path, err)
+		if c, err = readOutput(f, size, threshold, head, 0); err != nil {
+			return nil, false, err
 		}
-		var c output
-		if !isImage {
-			c, err = readOutput(f, fi.Size(), threshold, head, 0)
-		}
-		f.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading the captured output %s: %v", m.Path, err)
-		}
-		var updated []byte
-		if isImage {
-			updated, err = replaceStdout(p, img)
-			if err == nil {
-				updated, err = sjson.SetBytes(updated, "isImage", true)
-			}
-		} else {
-			updated, err = replaceStdout(p, successText(c, m, running))
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		out = hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)
-		removable = (isImage || c.isWhole) && !running
-	} else {
-		c, err := readOutput(f, fi.Size(), o.Threshold, o.Head, o.Tail)
-		f.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading the captured output %s: %v", m.Path, err)
-		}
-		out = hook.NewOutput("PostToolUseFailure").Set("additionalContext", failureText(c, m))
+		resp, err = sjson.SetRaw(m.resp, "stdout", string(gjson.AppendJSONString(nil, successText(c, m))))
 	}
-	d.prune(time.Now())
-	// The model holds all of a file shown whole, and the view no longer
-	// names it: it goes once the view is printed (until then, the file is
-	// all there is of the output). A failed call's file stays: the marker
-	// in its result names it.
-	shown = func() {}
-	if removable {
-		shown = func() {
-			if d, err := openFolder(dir); err == nil {
-				d.remove(name)
-				d.Close()
-			}
-		}
+	if err != nil {
+		return nil, false, err
 	}
-	return out, shown, nil
+	return hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", []byte(resp)), isImage || c.isWhole, nil
 }
 
-// replaceStdout returns tool_response with stdout set to text, every other
-// field as it came (Claude Code drops a replacement that does not match the
-// Bash output schema).
-func replaceStdout(p *hook.Payload, text string) ([]byte, error) {
-	resp := p.Get("tool_response")
-	if !resp.IsObject() {
-		return nil, errors.New("tool_response of Bash is not an object")
-	}
-	return sjson.SetRawBytes([]byte(resp.Raw), "stdout", gjson.AppendJSONString(nil, text))
-}
-
-// successText is what the model is shown in place of a successful call's
-// marker: what layer three shows of any result.
-func successText(c output, m Marked, running bool) string {
-	var text string
-	if c.isWhole {
-		text = c.whole
-		if running && text != "" {
-			text += "\n" + runningNote(m.Path)
-		} else if running {
-			text = runningNote(m.Path)
-		}
-	} else {
-		f := spill.File{Path: m.Path, Chars: c.chars, Lines: c.lines, Head: c.head, Note: countNote(c)}
-		if running {
+// successText is what a successful call's marker gives way to.
+func successText(c output, m Marked) string {
+	text := c.whole
+	switch {
+	case !c.isWhole:
+		f := c.file
+		f.Path, f.Note = m.Path, countNote(c)
+		if m.running {
 			f.Note = strings.TrimSpace(f.Note + " " + runningNote(m.Path))
 		}
 		text = f.Text()
+	case m.running && text != "":
+		text += "\n" + runningNote(m.Path)
+	case m.running:
+		text = runningNote(m.Path)
 	}
 	if m.rest != "" {
 		text += "\n" + m.rest
@@ -203,8 +200,7 @@ func runningNote(path string) string {
 		" (the task's own output file holds only the line naming it)."
 }
 
-// countNote says when the counts cover only the start of a file past
-// countCap.
+// countNote says when the counts cover only the start of the file.
 func countNote(c output) string {
 	if c.counted {
 		return ""
@@ -212,10 +208,10 @@ func countNote(c output) string {
 	return fmt.Sprintf("The counts are of its first %d MiB; it holds %d bytes.", countCap>>20, c.size)
 }
 
-// failureText is the additionalContext for a failed call: what failed, and
-// the whole output, or its head, the pointer and its tail. Claude Code sends
-// it as a system message, so the output, the repository's text, is fenced
-// as data (workbench.Fence).
+// failureText is a failed call's additionalContext: what failed, and the
+// whole output, or the pointer, its head and its tail. Claude Code sends it
+// as a system message, so the output, the repository's text, is fenced as
+// data.
 func failureText(c output, m Marked) string {
 	var b strings.Builder
 	b.WriteString("The command failed")
@@ -227,19 +223,16 @@ func failureText(c output, m Marked) string {
 	case c.isWhole && c.whole == "":
 		b.WriteString("It printed nothing.")
 	case c.isWhole:
-		b.WriteString("Its whole output follows.\n")
-		b.WriteString(workbench.Fence(c.whole))
+		b.WriteString("Its whole output follows.\n" + workbench.Fence(c.whole))
 	default:
-		note := fmt.Sprintf("Its first %d and last %d characters follow.", charCount(c.head), charCount(c.tail))
-		if n := countNote(c); n != "" {
-			note = n + " " + note
-		}
-		b.WriteString(spill.File{Path: m.Path, Chars: c.chars, Lines: c.lines, Note: note}.Pointer())
-		head := c.head
+		f := spill.File{Path: m.Path, Chars: c.file.Chars, Lines: c.file.Lines}
+		f.Note = strings.TrimSpace(countNote(c) + fmt.Sprintf(" Its first %d and last %d characters follow.",
+			len([]rune(c.file.Head)), len([]rune(c.tail))))
+		head := c.file.Head
 		if !strings.HasSuffix(head, "\n") {
 			head += "\n"
 		}
-		b.WriteString("\n" + workbench.Fence(head+"[…]\n"+c.tail))
+		b.WriteString(f.Pointer() + "\n" + workbench.Fence(head+"[…]\n"+c.tail))
 	}
 	if m.rest != "" {
 		b.WriteString("\n" + m.rest)
@@ -247,4 +240,53 @@ func failureText(c output, m Marked) string {
 	return b.String()
 }
 
-func charCount(s string) int { return len([]rune(s)) }
+// MaxAge is how long a capture file is kept after it was last written: one
+// named in a transcript is read back, if at all, within the session or on a
+// resume soon after; a background job still writing one keeps it fresh.
+const MaxAge = 7 * 24 * time.Hour
+
+// The spill folder, which may hold thousands of files, is listed at most
+// once every pruneEvery, not on every Bash call; pruneStamp's time says when.
+const (
+	pruneEvery = time.Hour
+	pruneStamp = ".capture-pruned"
+)
+
+// prune removes the regular files with a capture file's name not written
+// for MaxAge. Errors are ignored: the next call tries again.
+func prune(d *spill.Folder, now time.Time) {
+	r := d.Root()
+	// Stamped first, so that parallel calls do not all list the folder. A
+	// stamp that is not a regular file (a folder or a link the repository
+	// committed) is removed, not written through, and made anew.
+	fi, err := r.Lstat(pruneStamp)
+	if err == nil && !fi.Mode().IsRegular() {
+		if r.RemoveAll(pruneStamp) != nil {
+			return
+		}
+		err = fs.ErrNotExist
+	}
+	switch {
+	case err == nil && now.Sub(fi.ModTime()) < pruneEvery:
+		return
+	case err == nil:
+		err = r.Chtimes(pruneStamp, now, now)
+	case errors.Is(err, fs.ErrNotExist):
+		var f *os.File
+		if f, err = r.OpenFile(pruneStamp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, spill.FilePerm); err == nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		return
+	}
+	entries, _ := fs.ReadDir(r.FS(), ".")
+	for _, e := range entries {
+		if _, ok := nameSession(e.Name()); !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) >= MaxAge {
+			r.Remove(e.Name())
+		}
+	}
+}

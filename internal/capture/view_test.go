@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,9 +65,6 @@ func TestNames(t *testing.T) {
 		s, ok := nameSession(tc.name)
 		if s != tc.session || ok != (tc.session != "") {
 			t.Errorf("nameSession(%q) = %q, %v; want %q", tc.name, s, ok, tc.session)
-		}
-		if tc.session != "" && (!IsSessionName(tc.name, tc.session) || IsSessionName(tc.name, "other")) {
-			t.Errorf("IsSessionName(%q) does not tell its session from another", tc.name)
 		}
 	}
 }
@@ -154,22 +152,17 @@ func payload(t *testing.T, event, text string, extra string) *hook.Payload {
 
 var opts = Options{Threshold: 100, Head: 10, Tail: 20}
 
-// view runs Detect and View and returns the text the model is shown.
-func view(t *testing.T, p *hook.Payload, dir string, o Options) (string, error) {
+// show runs Detect and Show and returns the text the model is shown.
+func show(t *testing.T, p *hook.Payload, dir string, o Options) (string, error) {
 	t.Helper()
-	m, ok := Detect(p)
+	m, ok := detect(p)
 	if !ok {
 		t.Fatalf("Detect found no marker")
 	}
-	out, shown, err := View(p, m, dir, o)
-	if err != nil {
+	var b strings.Builder
+	if err := Show(m, dir, o, &b); err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	if _, err := out.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	shown()
 	if p.Event() == "PostToolUse" {
 		return gjson.Get(b.String(), "hookSpecificOutput.updatedToolOutput.stdout").String(), nil
 	}
@@ -200,7 +193,7 @@ func TestViewSuccess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t)
 			path := b.file(testName, tc.content)
-			got, err := view(t, payload(t, "PostToolUse", Marker(path), tc.extra), b.spill, tc.o)
+			got, err := show(t, payload(t, "PostToolUse", Marker(path), tc.extra), b.spill, tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,13 +219,11 @@ func TestViewSuccess(t *testing.T) {
 // gotImage is the isImage of the view's updatedToolOutput.
 func gotImage(t *testing.T, p *hook.Payload, dir string, o Options) bool {
 	t.Helper()
-	m, _ := Detect(p)
-	out, _, err := View(p, m, dir, o)
-	if err != nil {
+	m, _ := detect(p)
+	var b strings.Builder
+	if err := Show(m, dir, o, &b); err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	out.WriteTo(&b)
 	if !gjson.Valid(b.String()) {
 		t.Fatalf("not JSON: %s", b.String())
 	}
@@ -243,13 +234,11 @@ func TestViewKeepsTheRestOfTheResult(t *testing.T) {
 	b := newBench(t)
 	path := b.file(testName, "out\n")
 	p := payload(t, "PostToolUse", Marker(path), `,"returnCodeInterpretation":"x","z":[1,{"a":"b"}]`)
-	m, _ := Detect(p)
-	out, _, err := View(p, m, b.spill, opts)
-	if err != nil {
+	m, _ := detect(p)
+	var sb strings.Builder
+	if err := Show(m, b.spill, opts, &sb); err != nil {
 		t.Fatal(err)
 	}
-	var sb strings.Builder
-	out.WriteTo(&sb)
 	got := gjson.Get(sb.String(), "hookSpecificOutput.updatedToolOutput").Raw
 	want := `{"stdout":"out","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false,"returnCodeInterpretation":"x","z":[1,{"a":"b"}]}`
 	if got != want {
@@ -280,7 +269,7 @@ func TestViewFailure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t)
 			path := b.file(testName, tc.content)
-			got, err := view(t, payload(t, "PostToolUseFailure", "Exit code 1\n"+Marker(path), ""), b.spill, opts)
+			got, err := show(t, payload(t, "PostToolUseFailure", "Exit code 1\n"+Marker(path), ""), b.spill, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +290,7 @@ func TestViewLargeFile(t *testing.T) {
 	b := newBench(t)
 	content := "\n\n" + strings.Repeat("ü", 3000) + "\n" + strings.Repeat("x", 70000) + "\nend ünd\n\n"
 	path := b.file(testName, content)
-	got, err := view(t, payload(t, "PostToolUseFailure", "Exit code 2\n"+Marker(path), ""), b.spill, opts)
+	got, err := show(t, payload(t, "PostToolUseFailure", "Exit code 2\n"+Marker(path), ""), b.spill, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +342,7 @@ func TestViewRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t)
 			path := tc.plant(b)
-			_, err := view(t, payload(t, "PostToolUse", Marker(path), ""), b.spill, opts)
+			_, err := show(t, payload(t, "PostToolUse", Marker(path), ""), b.spill, opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
@@ -367,15 +356,15 @@ func TestViewRefuses(t *testing.T) {
 		os.Symlink(real, b.spill)
 		path := filepath.Join(real, testName)
 		os.WriteFile(path, []byte("x"), 0o600)
-		if _, err := view(t, payload(t, "PostToolUse", Marker(path), ""), b.spill, opts); err == nil {
+		if _, err := show(t, payload(t, "PostToolUse", Marker(path), ""), b.spill, opts); err == nil {
 			t.Error("a symlinked spill folder was used")
 		}
 	})
 	t.Run("no spill folder is made", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), ".flower", "spill")
 		p := payload(t, "PostToolUse", Marker(filepath.Join(dir, testName)), "")
-		m, _ := Detect(p)
-		if _, _, err := View(p, m, dir, opts); err == nil {
+		m, _ := detect(p)
+		if err := Show(m, dir, opts, io.Discard); err == nil {
 			t.Error("no error")
 		}
 		if _, err := os.Stat(filepath.Dir(dir)); err == nil {
@@ -403,10 +392,21 @@ func TestDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := Detect(p); ok != tc.ok {
+		if _, ok := detect(p); ok != tc.ok {
 			t.Errorf("%s: Detect = %v, want %v", tc.name, ok, tc.ok)
 		}
 	}
+}
+
+// openSpill opens the spill folder dir for a test.
+func openSpill(t *testing.T, dir string) *spill.Folder {
+	t.Helper()
+	d, err := spill.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
 
 func TestPrune(t *testing.T) {
@@ -431,9 +431,8 @@ func TestPrune(t *testing.T) {
 	os.WriteFile(outside, []byte("keep"), 0o644)
 	os.Symlink(outside, filepath.Join(b.spill, "capture-20261101-000000-s-1-3.txt"))
 
-	if err := Prune(b.spill, now); err != nil {
-		t.Fatal(err)
-	}
+	d := openSpill(t, b.spill)
+	prune(d, now)
 	var left []string
 	entries, _ := os.ReadDir(b.spill)
 	for _, e := range entries {
@@ -450,19 +449,14 @@ func TestPrune(t *testing.T) {
 	// Within the hour the folder is not listed again.
 	p := b.file("capture-20261101-000000-s-1-4.txt", "x")
 	os.Chtimes(p, old, old)
-	d, err := openFolder(b.spill)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.prune(now.Add(time.Minute))
+	prune(d, now.Add(time.Minute))
 	if _, err := os.Stat(p); err != nil {
 		t.Errorf("pruned again within the hour")
 	}
-	d.prune(now.Add(pruneEvery + time.Minute))
+	prune(d, now.Add(pruneEvery+time.Minute))
 	if _, err := os.Stat(p); err == nil {
 		t.Errorf("not pruned after the hour")
 	}
-	d.Close()
 }
 
 // TestPruneCommittedStamp: a stamp the repository committed as a folder (or
@@ -477,12 +471,7 @@ func TestPruneCommittedStamp(t *testing.T) {
 		old := time.Now().Add(-MaxAge - time.Hour)
 		p := b.file("capture-20261101-000000-s-1-1.txt", "x")
 		os.Chtimes(p, old, old)
-		d, err := openFolder(b.spill)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.prune(time.Now())
-		d.Close()
+		prune(openSpill(t, b.spill), time.Now())
 		if _, err := os.Stat(p); err == nil {
 			t.Error("not pruned under a committed stamp")
 		}
@@ -513,8 +502,11 @@ func FuzzFind(f *testing.F) {
 		if want != text {
 			t.Errorf("Find(%q) = %q, %q, %q: does not put back together", text, path, before, rest)
 		}
-		if _, ok := nameSession(filepath.Base(path)); ok && !IsName(filepath.Base(path)) {
-			t.Error("IsName disagrees with nameSession")
-		}
 	})
+}
+
+// detect is Detect on what spill-guard reads of the payload p.
+func detect(p *hook.Payload) (Marked, bool) {
+	resp, _ := p.Member("tool_response")
+	return Detect(p.Event(), p.ToolName(), resp, p.Get("error").String(), p.SessionID())
 }

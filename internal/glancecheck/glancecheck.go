@@ -24,11 +24,15 @@ import (
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 const name = "glance-check"
+
+// maxDepth bounds a line's nesting: a command is a string, and an array or
+// object around it is refused whatever its depth.
+const maxDepth = 64
 
 const (
 	exitGlance    = 0
@@ -161,7 +165,7 @@ func classifyLines(in io.Reader, out *bytes.Buffer, g *ephemeral.Glances) string
 			why = "not valid UTF-8"
 		case len(bytes.TrimSpace(raw)) == 0:
 			why = "empty line, want a JSON string"
-		case !jsonscan.Valid(string(raw)): // gjson.ValidBytes recursed past Go's stack on 9 million brackets
+		case jsoncheck.Check(string(raw), maxDepth) != nil:
 			why = "not valid JSON, want a JSON string"
 		case v.Type != gjson.String:
 			why = jsonkind.Of(v) + ", want a JSON string"

@@ -18,8 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
-	"github.com/flowerhooks/flower/internal/cputime"
 	"github.com/flowerhooks/flower/pkg/transcript"
+	"github.com/flowerhooks/flower/tests/cputime"
 )
 
 func TestExpiredNote(t *testing.T) {

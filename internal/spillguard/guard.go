@@ -2,7 +2,6 @@ package spillguard
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +17,12 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/spill"
 )
@@ -35,12 +36,6 @@ const (
 	DefaultThreshold = 4000
 	DefaultHead      = 400
 )
-
-// maxEscapedBytesPerChar is the longest a JSON string spends on one
-// character: a surrogate pair written as two \uXXXX escapes. A field whose
-// escaped body is longer than this many times the threshold is over it
-// without counting.
-const maxEscapedBytesPerChar = 12
 
 // editTools echo the file contents they wrote in their result; the model is
 // not shown those, so spilling them would only copy files into spill/.
@@ -112,65 +107,43 @@ type outcome struct {
 	sizes           decisionlog.Sizes
 }
 
-// pass is the outcome of a result left as it came.
 func pass(reason, resp string) outcome {
 	return outcome{"pass", reason, decisionlog.Sizes{Result: len(resp)}}
 }
 
-// spillable is a field over the threshold and where its whole text is.
-type spillable struct {
-	field
-	file string // Claude Code's copy of the whole Bash output; "" for the field itself
-	note string // for the pointer
-}
-
-// run decides and does the work, and prints the replacement, if any.
+// run handles the payload and prints the replacement, if any.
 func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, error) {
-	// A captured output is shown even with the layer off: the model
-	// would otherwise see only the capture layer's marker.
-	if out, shown, ok, err := captured(p, o, wbFlag); ok {
-		if err != nil {
-			return outcome{}, err
-		}
-		if nowhere(stdout) {
-			return outcome{}, errNowhere
-		}
-		if _, err := out.WriteTo(stdout); err != nil {
-			return outcome{}, fmt.Errorf("writing the view of the captured output: %v", err)
-		}
-		shown()
-		return outcome{"capture", "the view of the output the capture layer kept", decisionlog.Sizes{}}, nil
+	event, tool, cwd, id := p.Event(), p.ToolName(), p.Cwd(), p.Get("tool_use_id").String()
+	resp, _ := p.Member("tool_response") // as written: gjson would decode a string result whole
+	// Shown even with the layer off: the model would otherwise see only the
+	// capture layer's marker.
+	if m, ok := capture.Detect(event, tool, resp, p.Get("error").String(), p.SessionID()); ok {
+		return showCaptured(p, m, o, wbFlag, cwd, stdout)
 	}
-	if p.Event() != "PostToolUse" {
+	if event != "PostToolUse" {
 		return outcome{}, nil
 	}
 	if o.off {
 		return outcome{"off", "spill-guard.enabled is false", decisionlog.Sizes{}}, nil
 	}
-	tool := p.ToolName()
-	// As written: an MCP tool's result may be a string of a megabyte,
-	// which gjson would decode to answer for it.
-	resp, _ := p.Member("tool_response")
-	kind := gjson.Result{Type: gjson.String} // its type, for a string without decoding it
-	if !strings.HasPrefix(resp, `"`) {
-		kind = gjson.Parse(resp)
-	}
-	if objectTools[tool] && !kind.IsObject() {
-		// Checked before --main-only: a malformed payload is reported
-		// whoever made the call.
-		return outcome{}, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(kind))
+	if objectTools[tool] && !strings.HasPrefix(resp, "{") {
+		// Before --main-only: a malformed payload is reported whoever made the call.
+		return outcome{}, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(gjson.Parse(resp)))
 	}
 	if o.mainOnly && !p.IsMainThread() {
 		return pass("a subagent's result, and main-only is set", resp), nil
 	}
-	if why := keptWhole(tool, resp, kind); why != "" {
+	if why := keptWhole(tool, resp); why != "" {
 		return pass(why, resp), nil
 	}
-	todo, err := overThreshold(p, tool, resp, o.threshold)
+	todo, err := overThreshold(tool, resp, cwd, o.threshold)
 	if err != nil || len(todo) == 0 {
 		return pass(fmt.Sprintf("no field over %d characters", o.threshold), resp), err
 	}
-	root, err := hook.WorkbenchRoot(wbFlag, p.Cwd())
+	if err := repeatedKey(resp); err != nil {
+		return outcome{}, err
+	}
+	root, err := hook.WorkbenchRoot(wbFlag, cwd)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -186,19 +159,43 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
 	defer folder.Close()
-	return spillAll(p, o, tool, resp, folder, todo, stdout)
+	return spillAll(folder, tool, id, resp, todo, o, stdout)
 }
 
-// keptWhole says why the result resp (as written; kind its type) of tool
-// is left as it came whatever its size, or "" when its long fields are
-// spilled. context-audit's estimate (Estimate) asks it too.
-func keptWhole(tool, resp string, kind gjson.Result) string {
+// showCaptured prints the view of a Bash output the capture layer kept, as
+// the flags say (capture.Options); --main-only does not apply, since the
+// model would otherwise see only the marker. A call that reads a spill file
+// back is shown whole, as any such result is.
+func showCaptured(p *hook.Payload, m capture.Marked, o options, wbFlag, cwd string, stdout io.Writer) (outcome, error) {
+	root, err := hook.WorkbenchRoot(wbFlag, cwd)
+	if err != nil {
+		return outcome{}, err
+	}
+	dir := spill.Dir(root)
+	view := capture.Options{
+		Threshold: o.threshold,
+		Head:      o.head,
+		Tail:      min(2*o.head, o.threshold-o.head),
+		Whole:     readsSpill(p, o.glances(), "Bash", root, dir),
+	}
+	if nowhere(stdout) {
+		return outcome{}, errNowhere
+	}
+	if err := capture.Show(m, dir, view, stdout); err != nil {
+		return outcome{}, err
+	}
+	return outcome{"capture", "the view of the output the capture layer kept", decisionlog.Sizes{}}, nil
+}
+
+// keptWhole says why the result resp (as written) of tool is left as it
+// came whatever its size, or "" when its long fields are spilled.
+func keptWhole(tool, resp string) string {
 	switch {
 	case editTools[tool]:
 		return "the result of a tool that edits files"
 	case resp == "":
 		return "no tool_response"
-	case tool == "Read" && kind.IsObject() && gjson.Get(resp, "type").String() != "text":
+	case tool == "Read" && gjson.Get(resp, "type").String() != "text":
 		return "an image, PDF or notebook: not text to spill"
 	case tool == "Bash" && gjson.Get(resp, "isImage").Bool():
 		return "an image (stdout is a data: URL)"
@@ -206,66 +203,160 @@ func keptWhole(tool, resp string, kind gjson.Result) string {
 	return ""
 }
 
+// spillable is a field over the threshold and where its whole text is.
+type spillable struct {
+	field
+	file string // Claude Code's copy of the whole Bash output; "" for the field itself
+	note string // one more sentence for the pointer
+}
+
+// overThreshold returns the fields of resp over threshold characters.
+func overThreshold(tool, resp, cwd string, threshold int) ([]spillable, error) {
+	var todo []spillable
+	for _, f := range longFields(resp, threshold) {
+		s := spillable{field: f}
+		over, err := false, error(nil)
+		if path := copyOf(tool, f, resp); path != "" {
+			over, err = s.fromCopy(cwd, path, gjson.Get(resp, "persistedOutputSize"), threshold)
+		} else {
+			over = overText(f.raw, threshold)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if over {
+			todo = append(todo, s)
+		}
+	}
+	return todo, nil
+}
+
+// overText reports whether the string token raw holds more than threshold
+// characters, decoding it only when its length leaves the answer open: a
+// character takes at most 12 bytes, a surrogate pair as two \u escapes.
+func overText(raw string, threshold int) bool {
+	if len(raw)-2 > 12*threshold {
+		return true
+	}
+	c := spill.NewCounter(io.Discard, 0)
+	writeText(c, raw)
+	return c.File("").Chars > int64(threshold)
+}
+
+// copyOf names Claude Code's copy of the whole output when f is the stdout
+// of a Bash result that reached the hook cut, as output over 30,000
+// characters does, with persistedOutputPath naming the copy.
+func copyOf(tool string, f field, resp string) string {
+	if tool != "Bash" || !slices.Equal(f.keys, []string{"stdout"}) {
+		return ""
+	}
+	return gjson.Get(resp, "persistedOutputPath").Str
+}
+
+// fromCopy points s at Claude Code's copy of the output, path, and reports
+// whether the whole output is over the threshold. When the copy cannot be
+// read, s keeps the cut stdout and a note saying so.
+func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int) (bool, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	reported := "size not reported"
+	if size.Type == gjson.Number {
+		reported = fmt.Sprintf("%d bytes", size.Int())
+	}
+	f, fi, err := openRegular(path)
+	if err != nil {
+		s.note = fmt.Sprintf("This is only the part of the output that reached the hook: "+
+			"Claude Code's copy of the whole output (%s) could not be read: %v.", reported, err)
+		return overText(s.raw, threshold), nil
+	}
+	defer f.Close()
+	s.file = path
+	if size.Type == gjson.Number && size.Int() != fi.Size() {
+		s.note = fmt.Sprintf("Claude Code reported %s of output; its copy held %d bytes.", reported, fi.Size())
+	}
+	if fi.Size() <= int64(threshold) || fi.Size() > int64(utf8.UTFMax*threshold) {
+		return fi.Size() > int64(threshold), nil
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return false, fmt.Errorf("reading Claude Code's copy of the output: %v", err)
+	}
+	return utf8.RuneCount(b) > threshold, nil
+}
+
+// repeatedKey refuses a resp whose objects hold a key twice: gjson reads the
+// first, Claude Code's JSON.parse the last, so the field replaced would not
+// be the one the model is shown. hook.ReadPayload checks only the payload's
+// top level and tool_input.
+func repeatedKey(resp string) error {
+	if !strings.HasPrefix(resp, "{") {
+		return nil
+	}
+	var e *jsoncheck.Error
+	if err := jsoncheck.Check(resp, len(resp)); !errors.As(err, &e) || !e.Repeated {
+		return err
+	}
+	path := "tool_response"
+	if e.Path != "" {
+		path += "." + e.Path
+	}
+	return fmt.Errorf("payload field %q has the key %q twice", path, e.Key)
+}
+
 // spillAll writes the spill files of todo and prints the replacement that
 // points at them. A spill file nothing points at would only hold a second
-// copy of an output the model got whole, so every way out but printing
-// the pointer removes the files: an error, a stdout that cannot be written
-// (closed, or a pipe nobody reads), and, during a long spill, SIGTERM,
-// SIGINT or SIGHUP, which Claude Code sends a hook at its timeout or when
-// the user presses Esc. (SIGKILL, or a signal during a short spill, leaves
-// a temporary file, which the next spill removes: Folder.RemoveStale.)
-func spillAll(p *hook.Payload, o options, tool, resp string, folder *spill.Folder, todo []spillable, stdout io.Writer) (did outcome, err error) {
+// copy of an output the model got whole, so every way out but printing the
+// pointer removes the files: an error, a stdout that cannot be written
+// (closed, or a pipe nobody reads), and SIGTERM, SIGINT or SIGHUP (Claude
+// Code's at its timeout or on Esc) during a copy of Claude Code's file.
+func spillAll(folder *spill.Folder, tool, toolUseID, resp string, todo []spillable, o options, stdout io.Writer) (did outcome, err error) {
 	// SIGPIPE on fd 1 would kill the process at the write of the pointer,
 	// after the files were made; ignored, the write fails instead.
 	signal.Ignore(syscall.SIGPIPE)
 	ctx := context.Background()
-	if long(todo) {
-		// Listening for a signal costs a thread of the Go runtime, about
-		// 0.5 ms a run: a sixth of a 10 KB spill's time. A short spill
-		// ends within milliseconds, and a signal in that window leaves at
-		// most a temporary file, which the next spill removes as after a
-		// SIGKILL; a long copy listens.
+	copied := slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" })
+	if copied {
+		// Claude Code's copy may be of any size. Listening costs the Go
+		// runtime a thread, which a spill of the payload's few milliseconds
+		// does without: a signal then leaves at most a temporary file,
+		// which the next spill removes (RemoveStale).
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		defer stop()
 	}
 	var written []string
 	defer func() {
-		if err != nil {
-			for _, path := range written {
-				os.Remove(path)
+		for _, name := range written {
+			if err != nil {
+				folder.Root().Remove(name)
 			}
 		}
 	}()
 	folder.RemoveStale()
-	reps := make([]string, len(todo))
-	for i, s := range todo {
-		f, err := folder.Write(hint(tool, p.Get("tool_use_id").String(), s.keys), o.head, false, func(w io.Writer) error {
-			return s.fill(stopWriter{ctx, w})
-		})
+	updated := make([]byte, 0, len(resp))
+	last := 0
+	for _, s := range todo {
+		f, err := folder.Write(hint(tool, toolUseID, s.keys), o.head, false, func(w io.Writer) error { return s.fill(ctx, w) })
 		if err != nil {
 			return did, fmt.Errorf("cannot write the spill file: %v", err)
 		}
-		written = append(written, f.Path)
+		written = append(written, filepath.Base(f.Path))
 		did.sizes.Spilled += f.Chars
 		f.Note = s.note
-		rep, err := json.Marshal(f.Text())
-		if err != nil {
-			return did, err
-		}
-		reps[i] = string(rep)
+		updated = gjson.AppendJSONString(append(updated, resp[last:s.at]...), f.Text())
+		last = s.at + len(s.raw)
 	}
-	updated := splice(resp, todo, reps)
-	if slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" }) {
+	updated = append(updated, resp[last:]...)
+	if copied {
 		if updated, err = dropPersisted(updated); err != nil {
 			return did, err
 		}
 	}
-	out := hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)
 	if ctx.Err() != nil {
 		return did, errors.New("stopped by a signal")
 	}
-	if _, err := out.WriteTo(stdout); err != nil {
+	if _, err := hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated).WriteTo(stdout); err != nil {
 		return did, fmt.Errorf("writing the pointer: %v", err)
 	}
 	did.verdict, did.reason = "spill", fmt.Sprintf("%d field(s) over %d characters", len(todo), o.threshold)
@@ -273,32 +364,56 @@ func spillAll(p *hook.Payload, o options, tool, resp string, folder *spill.Folde
 	return did, nil
 }
 
-// longSpill is the size, in bytes of the payload, past which a spill
-// listens for SIGTERM, SIGINT and SIGHUP to remove what it wrote: copying
-// a megabyte takes a few milliseconds.
-const longSpill = 1 << 20
-
-// long reports whether writing todo may take long enough for a signal to
-// stop it midway: a copy of Claude Code's file of a Bash output (up to
-// gigabytes), or fields of longSpill bytes in all.
-func long(todo []spillable) bool {
-	n := 0
-	for _, s := range todo {
-		if s.file != "" {
-			return true
-		}
-		n += len(s.raw)
+// fill writes the whole text of s.
+func (s spillable) fill(ctx context.Context, w io.Writer) error {
+	if s.file == "" {
+		return writeText(w, s.raw)
 	}
-	return n >= longSpill
+	f, _, err := openRegular(s.file)
+	if err != nil {
+		return fmt.Errorf("reading Claude Code's copy of the output: %v", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(stopWriter{ctx, w}, f); err != nil {
+		return fmt.Errorf("copying Claude Code's copy of the output: %v", err)
+	}
+	return nil
 }
 
-// errNowhere refuses a stdout that reaches nobody (see nowhere).
+// stopWriter fails once its context is done: a signal stops the copy at its
+// next write.
+type stopWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stopWriter) Write(b []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		return 0, errors.New("stopped by a signal")
+	}
+	return s.w.Write(b)
+}
+
+// dropPersisted removes persistedOutputPath and persistedOutputSize from a
+// Bash result spilled from Claude Code's copy, the one field change beyond
+// the spilled ones: with them Claude Code 2.1.328 wraps stdout in its own
+// "Output too large … Full output saved to <its copy>" header, a second path
+// to the same output (959 characters shown instead of 665 for seq 1 20000,
+// tests/e2e TestLayer3SubagentSeqSpilled); both are optional in the Bash
+// output schema.
+func dropPersisted(resp []byte) ([]byte, error) {
+	resp, err := sjson.DeleteBytes(resp, "persistedOutputPath")
+	if err != nil {
+		return nil, err
+	}
+	return sjson.DeleteBytes(resp, "persistedOutputSize")
+}
+
 var errNowhere = errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
 
-// nowhere reports whether w is /dev/null, where a stdout closed when the
-// process starts ends up too (the Go runtime opens /dev/null on a closed
-// standard descriptor), or is closed: a pointer printed there reaches
-// nobody, and the spill file would be one that nothing points at.
+// nowhere reports whether w is closed or /dev/null, where a stdout closed
+// when the process starts ends up (the Go runtime opens /dev/null on a
+// closed standard descriptor): a pointer printed there reaches nobody.
 func nowhere(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -312,164 +427,12 @@ func nowhere(w io.Writer) bool {
 	return err == nil && os.SameFile(fi, null)
 }
 
-// stopWriter is a Writer that fails once its context is done: a signal
-// stops the copy into a spill file at its next write.
-type stopWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (s stopWriter) Write(b []byte) (int, error) {
-	if err := s.ctx.Err(); err != nil {
-		return 0, errors.New("stopped by a signal")
-	}
-	return s.w.Write(b)
-}
-
-// persistedFields name Claude Code's own copy of a Bash output over 30,000
-// characters.
-var persistedFields = []string{"persistedOutputPath", "persistedOutputSize"}
-
-// dropPersisted removes persistedFields from a Bash result whose stdout was
-// spilled from Claude Code's copy: the one deliberate exception to keeping
-// every field of tool_response as it came.
-//
-// While persistedOutputPath is set, Claude Code 2.1.328 renders stdout as
-// "<persisted-output>\nOutput too large (106.3KB). Full output saved to:
-// <its copy>\n\nPreview (first 2KB):\n<stdout>\n</persisted-output>", so
-// the model is shown two paths to the same output. Without the two fields
-// it shows stdout alone, and it accepts the replacement: both fields are
-// optional in the Bash output schema. Measured in the real client (seq 1
-// 20000, tests/e2e TestLayer3SubagentSeqSpilled): 959 characters shown with
-// the fields, 665 without, the pointer and head in both. The spill file
-// holds everything the copy holds, so the model loses nothing. When the
-// copy could not be read the spill holds only the cut stdout: the fields
-// then stay, and Claude Code's header still names the copy.
-func dropPersisted(resp []byte) ([]byte, error) {
-	for _, key := range persistedFields {
-		// Once: a repeated key was refused (longFields).
-		var err error
-		if resp, err = sjson.DeleteBytes(resp, key); err != nil {
-			return nil, err
-		}
-	}
-	return resp, nil
-}
-
-// splice returns resp with the token of each field in todo replaced by the
-// matching JSON value of reps, every other byte as it was: what
-// sjson.SetRaw does at each field's path, without looking for the path
-// again (and decoding the string there) when the walk knows where it is.
-func splice(resp string, todo []spillable, reps []string) []byte {
-	var out []byte
-	last := 0
-	for i, s := range todo {
-		out = append(out, resp[last:s.off]...)
-		out = append(out, reps[i]...)
-		last = s.off + len(s.raw)
-	}
-	return append(out, resp[last:]...)
-}
-
-// overThreshold returns the fields of resp to spill.
-func overThreshold(p *hook.Payload, tool, resp string, threshold int) ([]spillable, error) {
-	fields, err := longFields(resp, threshold)
-	if err != nil {
-		return nil, err
-	}
-	var todo []spillable
-	for _, f := range fields {
-		s := spillable{field: f}
-		if tool == "Bash" && len(f.keys) == 1 && f.keys[0] == "stdout" {
-			if persisted := gjson.Get(resp, "persistedOutputPath"); persisted.Type == gjson.String && persisted.Str != "" {
-				over, err := s.fromPersisted(p, persisted.Str, gjson.Get(resp, "persistedOutputSize"), threshold)
-				if err != nil {
-					return nil, err
-				}
-				if over {
-					todo = append(todo, s)
-				}
-				continue
-			}
-		}
-		if over(f.raw, threshold) {
-			todo = append(todo, s)
-		}
-	}
-	return todo, nil
-}
-
-// over reports whether the string token raw has more than threshold
-// characters once decoded, decoding it only when its length leaves the
-// answer open.
-func over(raw string, threshold int) bool {
-	if len(raw)-2 > maxEscapedBytesPerChar*threshold {
-		return true
-	}
-	return utf8.RuneCountInString(gjson.Parse(raw).Str) > threshold
-}
-
-// fromPersisted points s at Claude Code's copy of a cut Bash output and
-// reports whether the whole output is over the threshold. When the copy
-// cannot be read, s keeps the cut stdout and a note saying so: what reached
-// the hook is still kept out of context, and the pointer names the copy.
-func (s *spillable) fromPersisted(p *hook.Payload, path string, size gjson.Result, threshold int) (bool, error) {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.Cwd(), path)
-	}
-	f, fi, err := openRegular(path)
-	if err != nil {
-		s.note = fmt.Sprintf("This is only the part of the output that reached the hook: "+
-			"Claude Code's copy of the whole output (%s) could not be read: %v.", sizeText(size), err)
-		return over(s.raw, threshold), nil
-	}
-	defer f.Close()
-	s.file = path
-	if size.Type == gjson.Number && size.Int() != fi.Size() {
-		s.note = fmt.Sprintf("Claude Code reported %s of output; its copy held %d bytes.", sizeText(size), fi.Size())
-	}
-	switch {
-	case fi.Size() <= int64(threshold):
-		return false, nil
-	case fi.Size() > int64(4*threshold): // at most 4 bytes per character in UTF-8
-		return true, nil
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return false, fmt.Errorf("reading Claude Code's copy of the output: %v", err)
-	}
-	return utf8.RuneCount(b) > threshold, nil
-}
-
-func sizeText(size gjson.Result) string {
-	if size.Type != gjson.Number {
-		return "size not reported"
-	}
-	return fmt.Sprintf("%d bytes", size.Int())
-}
-
-// fill writes the whole text of s.
-func (s spillable) fill(w io.Writer) error {
-	if s.file == "" {
-		return writeText(w, s.body())
-	}
-	f, _, err := openRegular(s.file)
-	if err != nil {
-		return fmt.Errorf("reading Claude Code's copy of the output: %v", err)
-	}
-	defer f.Close()
-	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("copying Claude Code's copy of the output: %v", err)
-	}
-	return nil
-}
-
 // hint names a spill file: the tool, the tool_use_id (unique per call, so
 // parallel calls never pick the same name) and the field.
 func hint(tool, toolUseID string, keys []string) string {
-	fieldName := "output"
+	field := "output"
 	if len(keys) > 0 {
-		fieldName = strings.Join(keys, ".")
+		field = strings.Join(keys, ".")
 	}
-	return strings.Join([]string{tool, toolUseID, fieldName}, "-")
+	return tool + "-" + toolUseID + "-" + field
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowerhooks/flower/internal/cputime"
+	"github.com/flowerhooks/flower/tests/cputime"
 )
 
 // TestNamesSpillFile runs glances from a project folder whose workbench is

@@ -9,105 +9,125 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/flowerhooks/flower/pkg/hook"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
+	"github.com/tidwall/gjson"
 )
 
-// field is one string value of tool_response that is reached through
-// objects only: arrays are never entered, since they may hold image blocks
-// and Claude Code checks the replaced output against the tool's schema.
+// field is a string value of tool_response reached through objects only:
+// arrays are never entered, since they may hold image blocks and Claude
+// Code checks a replaced output against the tool's schema.
 type field struct {
-	keys []string // from tool_response down; empty for a string tool_response
-	raw  string   // the JSON string token, quotes included, as in the payload
-	off  int      // where raw starts in tool_response
+	keys []string // from tool_response down; none for a string tool_response
+	raw  string   // the JSON string token, quotes included, as written
+	at   int      // where raw starts in tool_response
 }
 
-// body is the token without its quotes, still escaped.
-func (f field) body() string { return f.raw[1 : len(f.raw)-1] }
-
-// longFields returns the string fields of resp, valid JSON, whose escaped
-// body is over min bytes (one of min bytes or fewer cannot hold more than
-// min characters), in document order: resp itself when it is a string,
-// the strings reached through its objects when it is an object. An object
-// on the way that holds a key twice is an error (see hook.Members).
+// longFields returns the fields of resp, valid JSON, whose token is over
+// min bytes long besides its quotes (a shorter one cannot hold more than min
+// characters), in document order: resp itself when it is a string, else the
+// strings reached through its objects.
 //
-// It reads resp once, keeping the keys down to where it is: a walk that
-// found each value's end and then went into it would read a value once
-// for every level above it, and 10,000 nested objects (60 KB) would take
-// seconds.
-func longFields(resp string, min int) ([]field, error) {
-	i := jsonscan.SkipSpace(resp, 0)
-	if i < len(resp) && resp[i] == '"' {
-		if end := jsonscan.StringEnd(resp, i); end-i-2 > min {
-			return []field{{raw: resp[i:end], off: i}}, nil
+// It reads resp once, stepping over strings with IndexByte, and decodes
+// nothing: gjson's ForEach unescapes every string it passes, byte by byte,
+// which on a 100 KB Read result alone costs about what starting the process
+// does.
+func longFields(resp string, min int) []field {
+	if strings.HasPrefix(resp, `"`) {
+		if len(resp)-2 > min {
+			return []field{{raw: resp}}
 		}
-		return nil, nil
-	}
-	if i >= len(resp) || resp[i] != '{' {
-		return nil, nil
+		return nil
 	}
 	var out []field
 	var keys []string // the key of each open object but the outermost
-	var open []int    // where each open object starts
-	type member struct {
-		obj int // where its object starts
-		key string
-	}
-	seen := map[member]bool{}
-	for i < len(resp) {
+	var key string    // the last key read
+	depth := 0
+	for i := 0; i < len(resp); i++ {
 		switch resp[i] {
 		case '{':
-			open = append(open, i)
-			i++
-		case '}':
-			if open = open[:len(open)-1]; len(open) == 0 {
-				return out, nil
-			}
-			keys = keys[:len(keys)-1]
-			i++
-		case '"': // a key: its value follows
-			end := jsonscan.StringEnd(resp, i)
-			key := jsonscan.Key(resp[i:end])
-			m := member{open[len(open)-1], key}
-			if seen[m] {
-				return nil, hook.DuplicateKey(strings.Join(append([]string{"tool_response"}, keys...), "."), key)
-			}
-			seen[m] = true
-			i = jsonscan.SkipSpace(resp, jsonscan.SkipSpace(resp, end)+1) // past the colon
-			switch resp[i] {
-			case '{':
+			if depth > 0 {
 				keys = append(keys, key)
-			case '"':
-				end := jsonscan.StringEnd(resp, i)
-				if end-i-2 > min {
-					out = append(out, field{keys: append(slices.Clone(keys), key), raw: resp[i:end], off: i})
-				}
-				i = end
-			default: // an array, which is never entered, a number, true, false, null
-				i = jsonscan.ValueEnd(resp, i)
 			}
-		default: // a comma or white space
-			i++
+			depth++
+		case '}':
+			if depth--; depth > 0 {
+				keys = keys[:len(keys)-1]
+			}
+		case '[':
+			i = arrayEnd(resp, i)
+		case '"':
+			end := stringEnd(resp, i)
+			if j := strings.IndexFunc(resp[end:], notSpace); j >= 0 && resp[end+j] == ':' {
+				key, i = gjson.Parse(resp[i:end]).Str, end+j
+				continue
+			}
+			if end-i-2 > min {
+				out = append(out, field{keys: append(slices.Clone(keys), key), raw: resp[i:end], at: i})
+			}
+			i = end - 1
 		}
 	}
-	return out, nil
+	return out
 }
 
-// writeText writes the text of body, the body of a valid JSON string
-// token, unescaped as gjson and encoding/json unescape it (a \u escape of
-// a lone surrogate becomes U+FFFD), without holding the text whole in
-// memory: a tool result of 50 MB would otherwise cost 50 MB more.
-func writeText(w io.Writer, body string) error {
+func notSpace(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' }
+
+// stringEnd returns the index just past the closing quote of the string
+// token that starts at s[i]: the first quote after an even run of
+// backslashes.
+func stringEnd(s string, i int) int {
+	for j := i + 1; ; j++ {
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
+			return len(s)
+		}
+		j += k
+		n := 0
+		for s[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+	}
+}
+
+// arrayEnd returns the index of the bracket that closes the array that
+// starts at s[i].
+func arrayEnd(s string, i int) int {
+	depth := 0
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			i = stringEnd(s, i) - 1
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// writeText writes the text of the string token raw, unescaped as gjson and
+// encoding/json unescape it (a \u escape of a lone surrogate becomes
+// U+FFFD; a broken escape, which no valid JSON holds, is kept as it is).
+// The runs between escapes go whole through a buffer: gjson's unescape,
+// byte by byte into a new string, costs several times the rest of the hook
+// on a 1 MB result.
+func writeText(w io.Writer, raw string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	s := raw[1 : len(raw)-1]
 	for {
-		i := strings.IndexByte(body, '\\')
-		if i < 0 {
-			bw.WriteString(body)
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i+1 == len(s) {
+			bw.WriteString(s)
 			return bw.Flush()
 		}
-		bw.WriteString(body[:i])
-		c := body[i+1]
-		body = body[i+2:]
+		bw.WriteString(s[:i])
+		c := s[i+1]
+		s = s[i+2:]
 		switch c {
 		case 'b':
 			bw.WriteByte('\b')
@@ -120,23 +140,25 @@ func writeText(w io.Writer, body string) error {
 		case 't':
 			bw.WriteByte('\t')
 		case 'u':
-			r := hex4(body)
-			body = body[4:]
-			if utf16.IsSurrogate(r) && strings.HasPrefix(body, `\u`) {
-				if pair := utf16.DecodeRune(r, hex4(body[2:])); pair != utf8.RuneError {
-					r, body = pair, body[6:]
+			r := hex4(s)
+			s = s[min(4, len(s)):]
+			if utf16.IsSurrogate(r) && len(s) >= 6 && strings.HasPrefix(s, `\u`) {
+				if pair := utf16.DecodeRune(r, hex4(s[2:])); pair != utf8.RuneError {
+					r, s = pair, s[6:]
 				}
 			}
-			bw.WriteRune(r) // a lone surrogate is written as U+FFFD
+			bw.WriteRune(r) // a lone surrogate as U+FFFD
 		default: // '"', '\\' and '/' stand for themselves
 			bw.WriteByte(c)
 		}
 	}
 }
 
-// hex4 is the value of the four hex digits s starts with (a valid \u
-// escape's).
+// hex4 is the value of the four hex digits s starts with.
 func hex4(s string) rune {
-	n, _ := strconv.ParseUint(s[:4], 16, 32)
+	n, err := strconv.ParseUint(s[:min(4, len(s))], 16, 32)
+	if err != nil {
+		return utf8.RuneError
+	}
 	return rune(n)
 }

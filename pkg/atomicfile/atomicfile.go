@@ -1,8 +1,8 @@
 // Package atomicfile writes files so that a reader sees the old content or
-// the new, never a part: the data goes to a temporary file on the same file
-// system, and is renamed or linked into place. Every write goes through a
-// handle on the folder (an os.Root), so no name in it, committed or swapped
-// in while it runs, leads the write elsewhere.
+// the new, never a part: the data goes to a temporary file beside it, which
+// is renamed or linked into place, through a handle on the folder (an
+// os.Root), so that no name in it, committed or swapped in meanwhile, leads
+// the write elsewhere.
 package atomicfile
 
 import (
@@ -61,11 +61,11 @@ func Replace(r *os.Root, name string, perm os.FileMode, sync bool, fill func(io.
 	return nil
 }
 
-// Create creates name in the folder r with what fill writes, and never
-// replaces a file: when name exists the error satisfies errors.Is(err,
-// fs.ErrExist). The temporary file goes in tmpDir, a folder of r: one of its
-// own lets the leftovers of a writer killed midway be found without listing
-// every file (RemoveStale). It is synced only when sync is set.
+// Create creates name in the folder r with what fill writes, synced when
+// sync is set, and never replaces a file: when name exists the error
+// satisfies errors.Is(err, fs.ErrExist). The temporary file goes in tmpDir,
+// a folder of r, where RemoveStale finds the leftovers of a writer killed
+// midway.
 func Create(r *os.Root, tmpDir, name string, perm os.FileMode, sync bool, fill func(io.Writer) error) error {
 	tmp, err := temp(r, tmpDir, name, perm, sync, fill)
 	if err != nil {
@@ -110,18 +110,16 @@ func temp(r *os.Root, dir, name string, perm os.FileMode, sync bool, fill func(i
 // tmpMark comes before the writer's pid in a temporary file's name.
 const tmpMark = ".tmp-"
 
-// StaleAfter is how long a temporary file whose writer's pid runs is
-// kept: that process may be another that got the pid of a writer killed
-// long ago. A live writer writes its file in well under a second a
-// megabyte, and a hook that runs past its timeout is killed.
+// StaleAfter is how long a temporary file whose writer's pid runs is kept:
+// that process may be another that got the pid of a writer killed long ago,
+// while a live writer takes well under a second a megabyte.
 const StaleAfter = time.Hour
 
 // RemoveStale removes the temporary files in tmpDir, a folder of r, that no
-// running writer owns: files whose writer (the pid in their name) no longer
-// runs, and files last written StaleAfter ago or earlier. Only regular files
-// named as temp names them go: the folder may be one a repository commits,
-// and what it plants there is not a leftover of ours. Errors are ignored: a
-// file it cannot remove stays for the next call.
+// running writer owns: those whose writer (the pid in their name) no longer
+// runs, and those last written StaleAfter ago. Only regular files named as
+// temp names them go: a repository may commit the folder. Errors are
+// ignored: a file it cannot remove stays for the next call.
 func RemoveStale(r *os.Root, tmpDir string) {
 	if fi, err := r.Lstat(tmpDir); err != nil || !fi.IsDir() {
 		return // a symlink planted there is not followed

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowerhooks/flower/internal/cputime"
+	"github.com/flowerhooks/flower/tests/cputime"
 )
 
 // fill repeats unit as often as fits in n bytes after head.

@@ -119,7 +119,7 @@ func ParsePayload(raw string) (*Payload, error) {
 	var e *jsoncheck.Error
 	switch {
 	case errors.As(err, &e) && e.Repeated:
-		return nil, DuplicateKey(e.Path, e.Key)
+		return nil, duplicateKey(e.Path, e.Key)
 	case err != nil && e.Msg == "not valid UTF-8":
 		return nil, errors.New("stdin is not valid UTF-8")
 	case err != nil:
@@ -142,9 +142,9 @@ func ParsePayload(raw string) (*Payload, error) {
 	return p, nil
 }
 
-// DuplicateKey is the error for an object of the payload, at path (""
+// duplicateKey is the error for an object of the payload, at path (""
 // for the payload itself), that holds key twice.
-func DuplicateKey(path, key string) error {
+func duplicateKey(path, key string) error {
 	if path == "" {
 		return fmt.Errorf("payload has the key %q twice", key)
 	}

@@ -1,29 +1,25 @@
-// Package spill keeps long text out of a model's context: it writes the text
-// whole to a new file in the workbench's spill folder and gives the pointer
-// that stands for it in context (a line naming the file, its size, and how
-// to read it back) followed by the text's first characters.
-//
-// Layer three (spill-guard) spills long tool results as they happen; layer
-// four (prune-session --trim) spills long results of a stored transcript.
-// Both open the folder with Open and write through Folder.Write, so the
-// folder's checks, its git ignore rule, the file naming, the permissions and
-// the pointer wording live here once.
-//
-// Characters are counted as Unicode code points: the bytes that do not
-// continue a UTF-8 sequence, which for valid UTF-8 is utf8.RuneCount. Lines
-// are the newlines, plus one when the text does not end in a newline.
+// Package spill keeps long text out of a model's context: Folder.Write puts
+// the text whole in a new file of the workbench's spill folder, and File.Text
+// is what stands for it in context, a pointer line naming the file, its size
+// and how to read it back, followed by the text's first characters.
+// spill-guard and prune-session --trim both spill through it. Characters are
+// Unicode code points; lines are the newlines, plus one for text after the
+// last.
 package spill
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/workbench"
@@ -46,41 +42,36 @@ const (
 )
 
 // maxNameBytes caps a spill file's name well under NAME_MAX (255 bytes on
-// Linux and macOS), leaving room for the temp-file prefix and suffix that
-// package atomicfile adds beside it.
+// Linux and macOS), leaving room for the affixes of package atomicfile's
+// temporary file.
 const maxNameBytes = 160
 
-// maxTries bounds the search for a free name: the hint already holds the
-// tool_use_id, so a clash means the same call was spilled again (a retry).
+// maxTries bounds the search for a free name: the hint holds the
+// tool_use_id, so a clash means the same call was spilled again.
 const maxTries = 1000
 
-// TmpDir is the folder in the spill folder where spill files are written
-// before they are linked into place: a folder of their own, so that the
-// leftovers of a writer killed midway are found without listing every
-// spill there ever was.
+// TmpDir is the folder of the spill folder where files are written before
+// they are linked into place, so that the leftovers of a writer killed
+// midway are found without listing every spill there ever was.
 const TmpDir = ".tmp"
 
 // Dir is the spill folder of the workbench rooted at root.
 func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
 
 // Folder is an open spill folder: a handle (os.Root) through which every
-// file in it is written, so that no name in it, committed or swapped in
-// while a hook runs, leads a write outside.
+// file in it is read and written, so that no name in it, committed or
+// swapped in while a hook runs, leads outside.
 type Folder struct {
 	Path string // absolute
 	root *os.Root
 }
 
-// Open makes dir usable as a spill folder and opens it. The folder above it
-// (the workbench) is created if missing, with its parents and the
-// workbench's .gitignore (workbench.Make), then dir in it; folders are made
-// with DirPerm, and one that exists keeps its mode. Either is refused when
-// it is a symlink (a repository can commit one that leads anywhere) or not
-// a folder, checked after the mkdir so that what passes is what is there.
-// The folder's ignore rule is written when missing; a folder whose
-// .gitignore is anything else, or that is a repository's top folder (its
-// rule would hide the repository's new files), is refused: nothing is
-// spilled there.
+// Open makes dir usable as a spill folder and opens it. The workbench above
+// it is made if missing (workbench.Make), then dir in it, with DirPerm; a
+// folder that exists keeps its mode. Either is refused when it is a symlink
+// or not a folder. The folder's ignore rule is written when missing; a
+// folder whose .gitignore is anything else, or that is a repository's top
+// folder (its rule would hide the repository's new files), is refused.
 func Open(dir string) (*Folder, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -115,11 +106,11 @@ func (f *Folder) Root() *os.Root { return f.root }
 
 // ignore checks the folder's ignore rule, and writes it when it is missing.
 func (f *Folder) ignore() error {
-	b, err := f.read(IgnoreFile, len(IgnoreRule))
+	ok, err := f.hasRule()
 	switch {
-	case err == nil && string(b) == IgnoreRule:
+	case ok:
 		return nil
-	case err == nil || !errors.Is(err, fs.ErrNotExist):
+	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("its %s is not flower's ignore rule, so tool output there could be committed: "+
 			"remove it, or name a folder of flower's own", IgnoreFile)
 	}
@@ -131,7 +122,7 @@ func (f *Folder) ignore() error {
 		return err
 	})
 	if errors.Is(err, fs.ErrExist) { // a parallel spill wrote it first
-		if b, err := f.read(IgnoreFile, len(IgnoreRule)); err != nil || string(b) != IgnoreRule {
+		if ok, _ := f.hasRule(); !ok {
 			return fmt.Errorf("its %s changed while it was written", IgnoreFile)
 		}
 		return nil
@@ -139,81 +130,39 @@ func (f *Folder) ignore() error {
 	return err
 }
 
-// read returns the regular file name of the folder, of at most limit bytes.
-// It is checked with lstat, not followed if a link, and opened without
-// blocking, so that a FIFO swapped in cannot hold the hook.
-func (f *Folder) read(name string, limit int) ([]byte, error) {
+// hasRule reports whether the folder's IgnoreFile is flower's rule.
+func (f *Folder) hasRule() (bool, error) {
+	file, _, err := f.OpenFile(IgnoreFile)
+	if err != nil {
+		return false, err
+	}
+	defer file.Close()
+	b, err := io.ReadAll(io.LimitReader(file, int64(len(IgnoreRule))+1))
+	return err == nil && string(b) == IgnoreRule, err
+}
+
+// OpenFile opens the regular file name of the folder for reading. It is
+// checked with lstat (a link is refused, not followed) and opened without
+// blocking, so that a FIFO swapped in cannot hold the hook, and the file
+// opened must be the one the lstat saw.
+func (f *Folder) OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	fi, err := f.root.Lstat(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
+		return nil, nil, fmt.Errorf("%s is not a regular file (%v)", filepath.Join(f.Path, name), fi.Mode().Type())
 	}
 	file, err := f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer file.Close()
-	if opened, err := file.Stat(); err != nil || !os.SameFile(fi, opened) {
-		return nil, fmt.Errorf("%s changed while it was opened", name)
+	opened, err := file.Stat()
+	if err != nil || !os.SameFile(fi, opened) {
+		file.Close()
+		return nil, nil, fmt.Errorf("%s changed while it was opened", filepath.Join(f.Path, name))
 	}
-	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
-	if err == nil && len(b) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", name, limit)
-	}
-	return b, err
-}
-
-// File describes one spilled text.
-type File struct {
-	Path  string // absolute path of the spill file
-	Chars int64  // characters (code points) in the file
-	Lines int64  // lines in the file
-	Head  string // the first characters of the text, cut on a character boundary
-	// Note, when set, is one more sentence for the pointer, for example
-	// that the file holds less than the whole output.
-	Note string
-}
-
-// Pointer is the line that stands for the spilled text in context.
-func (f File) Pointer() string {
-	var b strings.Builder
-	// The wording is what ParsePointers reads back (context-audit counts
-	// spills from transcripts by it): change both together.
-	b.WriteString(pointerStart)
-	b.WriteString(count(f.Chars, pointerChars, pointerChar))
-	b.WriteString(count(f.Lines, pointerLines, pointerLine))
-	b.WriteString(f.Path)
-	b.WriteString(pointerRead)
-	if f.Note != "" {
-		b.WriteString(" " + strings.TrimSpace(f.Note))
-	}
-	if f.Head != "" {
-		if n := runeCount(f.Head); n == 1 {
-			b.WriteString(" The first character follows.")
-		} else {
-			b.WriteString(" The first " + strconv.Itoa(n) + " characters follow.")
-		}
-	}
-	b.WriteString("]")
-	return b.String()
-}
-
-// count writes n and the plural or, for one, the singular suffix.
-func count(n int64, plural, singular string) string {
-	if n == 1 {
-		return "1" + singular
-	}
-	return strconv.FormatInt(n, 10) + plural
-}
-
-// Text is what replaces the spilled text: the pointer line, then the head.
-func (f File) Text() string {
-	if f.Head == "" {
-		return f.Pointer()
-	}
-	return f.Pointer() + "\n" + f.Head
+	return file, opened, nil
 }
 
 // Write creates a new file in the folder holding what fill writes, and
@@ -221,21 +170,17 @@ func (f File) Text() string {
 // from hint (sanitized, with ".txt"), with "-2", "-3", … added when the name
 // is taken: Write never replaces a file. The file is whole before Write
 // returns (written to a temporary file and linked into place), synced when
-// sync is set; when fill or the write fails nothing is left behind. If a
-// parallel writer takes the chosen name first, fill runs again for the next
-// name, so it must be able to write the text more than once.
+// sync is set; when fill or the write fails nothing is left behind. fill
+// runs again for the next name when one is taken, so it must be able to
+// write the text more than once.
 //
-// Without the sync, the file is still whole or absent for every reader when
-// the process dies midway (killed at its timeout, say); only a crash of the
-// whole system may lose it. spill-guard writes so: its pointer lives only in
-// Claude Code's transcript, which Claude Code 2.1.328 appends to without
-// fsync, so such a crash is likely to lose the pointer too.
+// Unsynced, the file is still whole or absent for every reader when the
+// process dies midway; only a crash of the whole system may lose it.
+// spill-guard writes so: its pointer lives only in Claude Code's transcript,
+// which Claude Code 2.1.328 appends to without fsync.
 func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) error) (File, error) {
 	if err := f.root.Mkdir(TmpDir, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return File{}, err
-	}
-	if fi, err := f.root.Lstat(TmpDir); err != nil || !fi.IsDir() {
-		return File{}, fmt.Errorf("%s is not a folder", filepath.Join(f.Path, TmpDir))
 	}
 	base := sanitize(hint)
 	for try := 1; try <= maxTries; try++ {
@@ -243,13 +188,9 @@ func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) er
 		if try > 1 {
 			name = fmt.Sprintf("%s-%d.txt", base, try)
 		}
-		if _, err := f.root.Lstat(name); err == nil {
-			continue
-		}
-		var c *counter
+		var c *Counter
 		err := atomicfile.Create(f.root, TmpDir, name, FilePerm, sync, func(w io.Writer) error {
-			// Unbuffered: every fill writes large pieces.
-			c = newCounter(w, head)
+			c = NewCounter(w, head)
 			return fill(c)
 		})
 		if errors.Is(err, fs.ErrExist) {
@@ -258,7 +199,7 @@ func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) er
 		if err != nil {
 			return File{}, err
 		}
-		return File{Path: filepath.Join(f.Path, name), Chars: c.chars, Lines: c.lines(), Head: string(c.head)}, nil
+		return c.File(filepath.Join(f.Path, name)), nil
 	}
 	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, f.Path, maxTries)
 }
@@ -273,26 +214,91 @@ func (f *Folder) RemoveStale() { atomicfile.RemoveStale(f.root, TmpDir) }
 func sanitize(hint string) string {
 	b := []byte(hint)
 	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-		if !ok {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
 			b[i] = '_'
 		}
 	}
 	s := strings.TrimLeft(string(b), ".")
-	if len(s) > maxNameBytes {
-		s = s[:maxNameBytes]
-	}
 	if s == "" {
-		s = "spill"
+		return "spill"
 	}
-	return s
+	return s[:min(len(s), maxNameBytes)]
 }
 
 // Holds reports whether path (absolute, or relative to the current
-// directory) names something inside the spill folder dir, after cleaning
-// both and resolving their symlinks as far as they exist. A read of such a
-// file must never be spilled again: the pointer's "use Read" would loop.
+// directory) names something inside the spill folder dir, with symlinks
+// resolved (workbench.Within). A read of such a file must never be spilled
+// again: the pointer's "use Read" would loop.
 func Holds(dir, path string) bool {
 	_, ok := workbench.Within(dir, path)
 	return ok
+}
+
+// Counter passes what is written through it to a writer, counting
+// characters and lines as a pointer states them and keeping the first
+// characters. It counts the bytes that start a character, so that one split
+// across two writes counts once.
+type Counter struct {
+	w               io.Writer
+	chars, newlines int64
+	last            byte // the last byte written, when any was
+	any             bool
+	headLeft        int
+	head            []byte
+	headDone        bool
+}
+
+// NewCounter returns a Counter writing to w that keeps the first head
+// characters.
+func NewCounter(w io.Writer, head int) *Counter {
+	return &Counter{w: w, headLeft: head, headDone: head <= 0}
+}
+
+func (c *Counter) Write(p []byte) (int, error) {
+	if !c.headDone {
+		i := 0
+		for ; i < len(p); i++ {
+			if utf8.RuneStart(p[i]) {
+				if c.headLeft == 0 {
+					c.headDone = true
+					break
+				}
+				c.headLeft--
+			}
+		}
+		c.head = append(c.head, p[:i]...)
+	}
+	c.chars += int64(len(p) - continuations(p))
+	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
+	if len(p) > 0 {
+		c.last, c.any = p[len(p)-1], true
+	}
+	return c.w.Write(p)
+}
+
+// File describes what was written as the file at path.
+func (c *Counter) File(path string) File {
+	lines := c.newlines
+	if c.any && c.last != '\n' {
+		lines++
+	}
+	return File{Path: path, Chars: c.chars, Lines: lines, Head: string(c.head)}
+}
+
+// continuations counts the bytes of p that continue a UTF-8 sequence
+// (10xxxxxx: bit 7 set, bit 6 clear), eight at a time: it passes over every
+// byte spilled, and on a 1 MB result a byte loop was the hook's largest
+// cost after the write itself.
+func continuations(p []byte) int {
+	n := 0
+	for ; len(p) >= 8; p = p[8:] {
+		x := binary.LittleEndian.Uint64(p)
+		n += bits.OnesCount64(x &^ (x << 1) & 0x8080808080808080)
+	}
+	for _, b := range p {
+		if b&0xC0 == 0x80 {
+			n++
+		}
+	}
+	return n
 }

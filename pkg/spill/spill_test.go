@@ -39,13 +39,14 @@ func TestCounter(t *testing.T) {
 			// may straddle two writes.
 			for cut := 0; cut <= len(tt.text); cut++ {
 				var sb strings.Builder
-				c := newCounter(&sb, tt.head)
+				c := NewCounter(&sb, tt.head)
 				io.WriteString(c, tt.text[:cut])
 				io.WriteString(c, tt.text[cut:])
+				f := c.File("")
 				got := struct {
 					Chars, Lines int64
 					Head, Out    string
-				}{c.chars, c.lines(), string(c.head), sb.String()}
+				}{f.Chars, f.Lines, f.Head, sb.String()}
 				want := struct {
 					Chars, Lines int64
 					Head, Out    string
@@ -55,25 +56,6 @@ func TestCounter(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestContinuations(t *testing.T) {
-	cases := []string{"", "a", "abcdefgh", "ééééééééé", "😀a😀bb😀ccc😀", strings.Repeat("日本語", 11), "\xff\x80\x80abc\xc3"}
-	// Each kind of byte at every offset of a 32-byte block and past it.
-	for off := 0; off < 70; off++ {
-		cases = append(cases, strings.Repeat("a", off)+"é"+strings.Repeat("b", 40), strings.Repeat("a", off)+"\x80")
-	}
-	for _, s := range cases {
-		want := 0
-		for i := 0; i < len(s); i++ {
-			if !utf8.RuneStart(s[i]) {
-				want++
-			}
-		}
-		if got := continuations([]byte(s)); got != want {
-			t.Errorf("continuations(%q) = %d, want %d", s, got, want)
-		}
 	}
 }
 
@@ -394,20 +376,21 @@ func FuzzCounter(f *testing.F) {
 			cut = 0
 		}
 		var sb strings.Builder
-		c := newCounter(&sb, head)
+		c := NewCounter(&sb, head)
 		io.WriteString(c, text[:cut])
 		io.WriteString(c, text[cut:])
+		f := c.File("")
 		if sb.String() != text {
 			t.Fatal("text changed on the way through")
 		}
-		if want := int64(len(text) - continuations([]byte(text))); c.chars != want {
-			t.Fatalf("chars %d, want %d", c.chars, want)
+		if utf8.ValidString(text) && f.Chars != int64(utf8.RuneCountInString(text)) {
+			t.Fatalf("chars %d, want %d", f.Chars, utf8.RuneCountInString(text))
 		}
-		if !strings.HasPrefix(text, string(c.head)) {
-			t.Fatalf("head %q is not a prefix", c.head)
+		if !strings.HasPrefix(text, f.Head) {
+			t.Fatalf("head %q is not a prefix", f.Head)
 		}
 		if utf8.ValidString(text) {
-			if n := utf8.RuneCount(c.head); n != min(head, utf8.RuneCountInString(text)) {
+			if n := utf8.RuneCountInString(f.Head); n != min(head, utf8.RuneCountInString(text)) {
 				t.Fatalf("head has %d characters, want %d", n, min(head, utf8.RuneCountInString(text)))
 			}
 		}

@@ -1,3 +1,11 @@
+// Package capture is the capture layer of layer three, which keeps the whole
+// output of every Bash call, failing ones included, in the workbench's spill
+// folder. Script, a bash file the Bash tool's shell reads through BASH_ENV,
+// sends the call's output to a new capture file and prints one marker line
+// naming it; spill-guard then finds the marker (Detect) and shows the model a
+// view of the file in its place (Show): what layer three shows of any result
+// on success, the head, a pointer and the tail on failure. docs/REFERENCE.md,
+// "The capture layer", says what is shown, kept and refused.
 package capture
 
 import (
