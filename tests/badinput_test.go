@@ -10,7 +10,7 @@ import (
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/internal/indexguard"
 	"github.com/flowerhooks/flower/internal/spillguard"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
+	"github.com/flowerhooks/flower/pkg/hook"
 )
 
 // hugeGarbage is the size of the largest bad payload: far beyond any real
@@ -25,10 +25,10 @@ func badPayloads() map[string][]byte {
 		binary[i] = byte(r.UintN(256))
 	}
 	huge := bytes.Repeat([]byte("{garbage"), hugeGarbage/8)
-	// Valid JSON nested past jsonscan.MaxNesting: 8 million levels ran
+	// Valid JSON nested past hook.MaxNesting: 8 million levels ran
 	// gjson's recursion past Go's stack limit, a fatal error (exit 2).
 	deep := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -f x","x":` +
-		strings.Repeat("[", jsonscan.MaxNesting+1) + strings.Repeat("]", jsonscan.MaxNesting+1) + `}}`
+		strings.Repeat("[", hook.MaxNesting+1) + strings.Repeat("]", hook.MaxNesting+1) + `}}`
 	return map[string][]byte{
 		"empty":                  nil,
 		"whitespace":             []byte(" \n\t\n"),

@@ -1,29 +1,11 @@
-// Package delegateguard is delegate-guard, the PreToolUse hook of layer one.
-//
-// Stdin is a Claude Code hook payload. On the main thread (no agent_id), a
-// call to a guarded tool (default Bash, Write, Edit, NotebookEdit) is denied
-// with a reason telling the model to dispatch a subagent; a Bash command that
-// is a glance (package ephemeral) passes unless --no-glance. Subagent calls,
-// other tools and other events pass: exit 0, nothing printed. It never
-// approves a call: passing is printing nothing, so that Claude Code's own
-// permission checks and the user's settings still decide.
-//
-// Flags: --tools A,B,… the guarded tools; --no-glance to deny glances too;
-// --workbench DIR the workbench whose artifacts/ the reason names. A flag
-// not given takes its key from the configuration (package config), which
-// may also switch the layer off (delegate-guard.enabled), add glance
-// entries, and name hands-on commands the main thread may run
-// (delegate-guard.main-thread): a line whose every command is a glance or
-// such a command passes. A configuration file that cannot be used is named
-// in one stderr line and the hook decides with the defaults. With the
-// decision log on, each decision on a guarded tool is recorded.
-//
-// Exit codes: 0 with a deny decision or nothing on stdout; 1 with one stderr
-// line when the payload or the flags are bad. Never 2.
+// Package delegateguard is delegate-guard, the PreToolUse hook of layer
+// one: on the main thread it denies the hands-on tools and tells the model
+// to dispatch a subagent, and lets glances (package ephemeral) through.
+// docs/REFERENCE.md ("Layer one") says what it prints and takes.
 package delegateguard
 
 import (
-	"fmt"
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -45,27 +27,27 @@ PreToolUse hook (layer one). On the main thread it denies the hands-on tools and
 tells the model to dispatch a subagent; glances (read-only Bash such as git
 status, ls, cat) pass. Subagent calls always pass.`
 
-// Main runs delegate-guard and returns its exit code.
+// Main runs delegate-guard and returns its exit code. It never approves a
+// call: passing is printing nothing, so that Claude Code's own permission
+// checks and the user's settings still decide.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
 	tools := c.Flags.String("tools", DefaultTools, "comma-separated tool names to deny on the main thread")
 	noGlance := c.Flags.Bool("no-glance", false, "deny glances too (by default a main-thread Bash glance passes)")
 	wb := hook.WorkbenchFlag(c.Flags)
-	if code, done := c.Parse(args); done {
+	p, cfg, code, done := config.ForHook(c, args)
+	if done {
 		return code
 	}
-	if c.Flags.NArg() > 0 {
-		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
+	guarded := map[string]bool{}
+	for _, t := range strings.Split(*tools, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			guarded[t] = true
+		}
 	}
-	p, err := hook.ReadPayload(stdin)
-	if err != nil {
-		return c.Fail(err)
-	}
-	cfg := config.ForHook(c, p)
-	guarded, err := parseTools(*tools)
-	if err != nil {
-		return c.Fail(err)
+	if len(guarded) == 0 {
+		return c.Fail(errors.New("--tools names no tool"))
 	}
 	tool := p.ToolName()
 	if p.Event() != "PreToolUse" || !guarded[tool] {
@@ -131,17 +113,12 @@ func letThrough(g *ephemeral.Glances, cmd string, glance, handsOn, explain bool)
 	return len(v.Segments) > 0, v.Reason
 }
 
-// Reason is the denial text, as the model gets it after Claude Code's
+// Reason is the denial, as the model gets it after Claude Code's
 // "PreToolUse:<tool> hook error: ". It stays in the main context for good,
-// so it is as short as it can be while keeping what the model needs to do
-// the right thing next: which tool is off limits here, that a subagent
-// dispatched with the Agent tool does it instead, that long output goes to
-// the workbench's artifacts/, and, for Bash, that glances still run. The
-// first wording (four sentences, also asking for goal and acceptance
-// criteria) cost the main thread 334 characters a denial as the model
-// read it; this one costs 186 with a relative artifacts path (tests/e2e
-// TestLayer1DenialAsReceived). context-audit --what-if prices the denials
-// it estimates with it.
+// so it says no more than the model needs to do the right thing next: the
+// tool is off limits here, a subagent dispatched with the Agent tool does
+// it, long output goes to the workbench's artifacts/, and, for Bash,
+// glances still run. context-audit --what-if prices denials with it.
 func Reason(tool, artifacts string, glance bool) string {
 	r := tool + " runs in subagents only: dispatch one with the Agent tool and have it write long output to " +
 		artifacts + string(filepath.Separator) + "."
@@ -152,11 +129,10 @@ func Reason(tool, artifacts string, glance bool) string {
 }
 
 // Artifacts is the artifacts folder of the workbench at root as the reason
-// names it: relative to cwd when it lies under cwd (".flower/artifacts" for
-// the default workbench; the subagent starts in the same folder), else
-// absolute. A workbench other than flower's default is not named (its path
-// is someone's text, not flower's words): the session was shown it, quoted,
-// at its start. Every character of the denial stays in the main context.
+// names it: relative to cwd when it lies under it (the subagent starts in
+// the same folder), else absolute. A workbench other than flower's default
+// is not named: its path is someone's text, not flower's words, and the
+// session was shown it, quoted, at its start.
 func Artifacts(cwd, root string) string {
 	if root != hook.DefaultWorkbench(cwd) {
 		return "the workbench's artifacts"
@@ -170,17 +146,4 @@ func Artifacts(cwd, root string) string {
 		return path
 	}
 	return rel
-}
-
-func parseTools(s string) (map[string]bool, error) {
-	set := map[string]bool{}
-	for _, t := range strings.Split(s, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			set[t] = true
-		}
-	}
-	if len(set) == 0 {
-		return nil, fmt.Errorf("--tools names no tool")
-	}
-	return set, nil
 }

@@ -1,18 +1,7 @@
-// Package flowerconfig is flower-config, the command that shows flower's
-// configuration and its decision log. It has three modes:
-//
-//	flower-config [DIR]        prints the configuration the hooks use in the
-//	                           project folder DIR (default $CLAUDE_PROJECT_DIR,
-//	                           else the current folder): the files read, each
-//	                           key's value and where it came from, and what
-//	                           the project file set that was not taken.
-//	flower-config --check FILE checks one configuration file.
-//	flower-config --log        prints the decision log of DIR's configuration
-//	                           (--session ID keeps one session's, --json
-//	                           prints the lines as they are).
-//
-// Exit codes: 0 done; 1 with one stderr line when a configuration file
-// cannot be used (path:line: reason) or the work could not be done. Never 2.
+// Package flowerconfig is flower-config: it prints the configuration
+// flower's hooks use in a project folder and where each value came from,
+// checks one configuration file (--check), and prints the decision log
+// (--log). docs/REFERENCE.md and the README's Configure section say more.
 package flowerconfig
 
 import (
@@ -96,28 +85,22 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return printLog(c, cfg, *session, *asJSON)
 	}
 	_, entries := ephemeral.NewGlances(cfg.Extras())
-	if err := printConfig(stdout, cfg, entries); err != nil {
+	if _, err := io.WriteString(stdout, configText(cfg, entries)); err != nil {
 		return c.Fail(err)
 	}
-	problems := cfg.Problems()
-	if entries != nil {
-		problems = append(problems, entries)
-	}
-	if len(problems) > 0 {
+	if problems := append(cfg.Problems(), entries); problems[0] != nil {
 		return c.Fail(problems[0])
 	}
 	return hook.ExitOK
 }
 
-// printConfig prints the files, the keys and what was left out.
-func printConfig(w io.Writer, cfg *config.Config, entries error) error {
+// configText is the files, the keys and what was left out.
+func configText(cfg *config.Config, entries error) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "project folder  %s\n", cfg.Dir)
-	fmt.Fprintf(&b, "user file       %s\n", fileState(cfg.User, false))
-	fmt.Fprintf(&b, "project file    %s\n\n", fileState(cfg.Project, true))
-	keyWidth := 0
+	fmt.Fprintf(&b, "project folder  %s\nuser file       %s\nproject file    %s\n\n", cfg.Dir, fileState(cfg.User, false), fileState(cfg.Project, true))
+	width := 0
 	for _, k := range config.Keys() {
-		keyWidth = max(keyWidth, len(k.Name))
+		width = max(width, len(k.Name))
 	}
 	for _, k := range config.Keys() {
 		v := cfg.Value(k.Name)
@@ -125,15 +108,14 @@ func printConfig(w io.Writer, cfg *config.Config, entries error) error {
 		if v.Line > 0 {
 			from = fmt.Sprintf("%s, line %d", from, v.Line)
 		}
-		if len(v.Extras) == 0 {
-			value := v.String()
+		if value := v.String(); len(v.Extras) == 0 {
 			if value == "" || value == "0 entries" {
 				value = "-"
 			}
-			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, k.Name, value, from)
-			continue
+			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", width, k.Name, value, from)
 		}
-		for i, e := range v.Extras {
+		label := k.Name
+		for _, e := range v.Extras {
 			desc := printable(e.Command)
 			if len(e.Options) > 0 {
 				opts := make([]string, len(e.Options))
@@ -148,18 +130,12 @@ func printConfig(w io.Writer, cfg *config.Config, entries error) error {
 			case e.Operands > 0:
 				desc += fmt.Sprintf(" (at most %d operands)", e.Operands)
 			}
-			label := k.Name
-			if i > 0 {
-				label = ""
-			}
-			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", keyWidth, label, desc, e.Source)
+			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", width, label, desc, e.Source)
+			label = ""
 		}
 	}
 	if entries != nil {
-		b.WriteString("\nleft out of the glance table:\n")
-		for _, line := range strings.Split(entries.Error(), "\n") {
-			fmt.Fprintf(&b, "  %s\n", line)
-		}
+		b.WriteString("\nleft out of the glance table:\n  " + strings.ReplaceAll(entries.Error(), "\n", "\n  ") + "\n")
 	}
 	if len(cfg.Ignored) > 0 {
 		b.WriteString("\nleft out of the project file:\n")
@@ -167,8 +143,7 @@ func printConfig(w io.Writer, cfg *config.Config, entries error) error {
 			fmt.Fprintf(&b, "  line %d: %s: %s\n", ig.Line, ig.Key, ig.Why)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // printable is s as it is when every character of it prints, else quoted:
@@ -207,16 +182,16 @@ func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int 
 	var b strings.Builder
 	n := 0
 	bad, err := decisionlog.Read(path, func(e decisionlog.Entry) {
-		if session != "" && !strings.HasPrefix(e.Session, session) {
+		if !strings.HasPrefix(e.Session, session) {
 			return
 		}
 		n++
 		if asJSON {
 			line, _ := json.Marshal(e)
 			b.Write(append(line, '\n'))
-			return
+		} else {
+			b.WriteString(entryLine(e))
 		}
-		b.WriteString(entryLine(e))
 	})
 	if err != nil {
 		return c.Fail(err)
@@ -234,22 +209,34 @@ func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int 
 }
 
 // entryLine is one decision on one line: when, which session and hook,
-// what it decided and why, and the sizes.
+// what it decided and why, and the sizes that are set.
 func entryLine(e decisionlog.Entry) string {
-	when := strings.Replace(strings.TrimSuffix(e.Time, "Z"), "T", " ", 1)
-	what := e.Event
+	what, thread := e.Event, "main"
 	if e.Tool != "" {
 		what += " " + e.Tool
 	}
-	thread := "main"
 	if e.Agent != "" {
 		thread = "agent " + short(e.Agent)
 	}
-	line := fmt.Sprintf("%s  %s  %-14s  %-24s  %-10s  %-6s  %s", when, short(e.Session), e.Hook, what, thread, e.Verdict, e.Reason)
+	line := fmt.Sprintf("%s  %s  %-14s  %-24s  %-10s  %-6s  %s", strings.Replace(strings.TrimSuffix(e.Time, "Z"), "T", " ", 1),
+		short(e.Session), e.Hook, what, thread, e.Verdict, e.Reason)
 	if e.Input != "" {
 		line += fmt.Sprintf("  input %q", e.Input)
 	}
-	return line + sizesText(e.Sizes) + "\n"
+	var sizes []string
+	for _, s := range []struct {
+		n    int64
+		unit string
+	}{{int64(e.Sizes.Payload), "B payload"}, {int64(e.Sizes.Input), "B command"}, {int64(e.Sizes.Result), "B result"},
+		{e.Sizes.Spilled, "chars spilled"}, {int64(e.Sizes.Files), "spill files"}, {int64(e.Sizes.Shown), "chars shown"}} {
+		if s.n > 0 {
+			sizes = append(sizes, fmt.Sprintf("%d %s", s.n, s.unit))
+		}
+	}
+	if len(sizes) > 0 {
+		line += "  (" + strings.Join(sizes, ", ") + ")"
+	}
+	return line + "\n"
 }
 
 // short is the first 8 characters of an id.
@@ -258,24 +245,4 @@ func short(id string) string {
 		return "-"
 	}
 	return id[:min(8, len(id))]
-}
-
-// sizesText says the sizes that are set.
-func sizesText(s decisionlog.Sizes) string {
-	var parts []string
-	add := func(n int64, unit string) {
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, unit))
-		}
-	}
-	add(int64(s.Payload), "B payload")
-	add(int64(s.Input), "B command")
-	add(int64(s.Result), "B result")
-	add(s.Spilled, "chars spilled")
-	add(int64(s.Files), "spill files")
-	add(int64(s.Shown), "chars shown")
-	if len(parts) == 0 {
-		return ""
-	}
-	return "  (" + strings.Join(parts, ", ") + ")"
 }

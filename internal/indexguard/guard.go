@@ -1,12 +1,18 @@
+// Package indexguard is index-guard, the hook of layer two: it keeps the
+// workbench's INDEX.md current and puts the workbench, its rules and its
+// index in front of the model (package workbench), at a session's start,
+// to each subagent, and on a prompt when the index changed. It never
+// creates the workbench. docs/REFERENCE.md ("Layer two") says what each
+// event does.
 package indexguard
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -30,57 +36,46 @@ INDEX.md current and shows the model where the workbench is, its rules and its
 index: at session start (and after each compaction), to each subagent, and on
 a prompt when the index changed since it was last shown.`
 
-// writeTools are the tools whose PostToolUse may change the index.
-var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
-
 // Main runs index-guard and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
 	wb := hook.WorkbenchFlag(c.Flags)
 	maxEntries := c.Flags.Int("max-entries", workbench.DefaultMaxEntries, "the most files INDEX.md lists")
-	if code, done := c.Parse(args); done {
+	p, cfg, code, done := config.ForHook(c, args)
+	if done {
 		return code
 	}
-	if c.Flags.NArg() > 0 {
-		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
-	}
-	p, err := hook.ReadPayload(stdin)
-	if err != nil {
-		return c.Fail(err)
-	}
-	cfg := config.ForHook(c, p)
 	if *maxEntries < 0 {
 		return c.Fail(fmt.Errorf("--max-entries is %d, want 0 or more", *maxEntries))
 	}
-	g := guard{cli: c, p: p, max: *maxEntries}
-	switch p.Event() {
-	case "SessionStart", "SubagentStart", "UserPromptSubmit":
-	case "PostToolUse":
-		if !writeTools[p.ToolName()] {
-			return hook.ExitOK
-		}
-	default:
+	event := p.Event()
+	switch tool := p.ToolName(); {
+	case event == "PostToolUse" && tool != "Write" && tool != "Edit" && tool != "MultiEdit" && tool != "NotebookEdit":
+		return hook.ExitOK // no write of a tool that may change the index
+	case event != "PostToolUse" && event != "SessionStart" && event != "SubagentStart" && event != "UserPromptSubmit":
 		return hook.ExitOK
 	}
-	g.log = decisionlog.New(cfg.Log(), c, p)
+	g := guard{cli: c, p: p, max: *maxEntries, log: decisionlog.New(cfg.Log(), c, p)}
 	if !cfg.Enabled(name) {
 		g.log.Record("off", "index-guard.enabled is false ("+cfg.Value("index-guard.enabled").From+")", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
-	if g.root, err = hook.WorkbenchRoot(*wb, p.Cwd()); err != nil {
+	root, err := hook.WorkbenchRoot(*wb, p.Cwd())
+	if err != nil {
 		return c.Fail(err)
 	}
-	if p.Event() == "PostToolUse" {
+	g.root = root
+	if event == "PostToolUse" {
 		return g.postToolUse()
 	}
-	if g.wb, err = open(g.root); err != nil {
+	if g.wb, err = open(root); err != nil {
 		return c.Fail(err)
 	}
 	if g.wb != nil {
 		defer g.wb.Close()
 	}
-	switch p.Event() {
+	switch event {
 	case "SessionStart":
 		return g.sessionStart()
 	case "SubagentStart":
@@ -99,10 +94,9 @@ type guard struct {
 }
 
 // open opens the workbench at root, or returns nil if it does not exist:
-// index-guard never creates it (the first spill, script or artifact does),
-// so a session in a folder that never uses it leaves no trace there. A
-// workbench or one of the parts index-guard reads that is a symlink, or not
-// what it should be (a FIFO for INDEX.md), is refused.
+// index-guard never creates it, so a session that saves nothing leaves no
+// trace. A part of it that is a symlink, or not what it should be (a FIFO
+// for INDEX.md), is refused.
 func open(root string) (*workbench.Workbench, error) {
 	w, err := workbench.Open(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,8 +114,8 @@ func open(root string) (*workbench.Workbench, error) {
 
 // sessionStart shows the whole block: at the start of a session, and after
 // a compaction, which leaves the model only a summary of what it was shown.
-// It rescans in full, so whatever a cheap check could miss is caught at
-// least once a session.
+// It rescans in full, so whatever the cheap check of Current could miss is
+// caught at least once a session.
 func (g *guard) sessionStart() int {
 	ix := &workbench.Index{}
 	if g.wb != nil {
@@ -138,8 +132,8 @@ func (g *guard) sessionStart() int {
 		return g.cli.Fail(err)
 	}
 	if g.wb != nil {
-		// A failed record costs the first prompt an update it did not need,
-		// which is better than no block at all: the error is not fatal.
+		// A failed record costs the first prompt an update it did not
+		// need, which is better than no block at all.
 		_ = g.record(shown)
 	}
 	return g.answer(block)
@@ -163,7 +157,7 @@ func (g *guard) subagentStart() int {
 func (g *guard) userPrompt() int {
 	if g.wb == nil {
 		g.log.Record("pass", "no workbench: nothing to show beyond the empty index", decisionlog.Sizes{})
-		return hook.ExitOK // nothing to show beyond the empty index SessionStart gave
+		return hook.ExitOK
 	}
 	ix, err := g.current()
 	if err != nil {
@@ -183,33 +177,25 @@ func (g *guard) userPrompt() int {
 			block = update
 		}
 	}
-	_ = g.record(shown) // as in sessionStart: failing to record only repeats a line
+	_ = g.record(shown) // failing to record only repeats a line
 	return g.answer(block)
 }
 
-// current is the index as it is now, without a rescan when nothing changed.
-func (g *guard) current() (*workbench.Index, error) {
-	if g.wb == nil {
-		return &workbench.Index{}, nil
-	}
-	return g.wb.Current(g.max)
-}
-
+// postToolUse regenerates INDEX.md after a write under scripts/ or
+// artifacts/, and prints nothing.
 func (g *guard) postToolUse() int {
 	field := "file_path"
 	if g.p.ToolName() == "NotebookEdit" {
 		field = "notebook_path"
 	}
 	path, ok, err := g.p.ToolInputString(field)
+	if err == nil && !ok && field == "notebook_path" {
+		// file_path, the name every other writing tool uses, if that is
+		// what came.
+		path, ok, err = g.p.ToolInputString("file_path")
+	}
 	if err != nil {
 		return g.cli.Fail(err)
-	}
-	if !ok && field == "notebook_path" {
-		// NotebookEdit's input names its file notebook_path; take file_path,
-		// the name every other writing tool uses, if that is what came.
-		if path, ok, err = g.p.ToolInputString("file_path"); err != nil {
-			return g.cli.Fail(err)
-		}
 	}
 	if !ok || path == "" {
 		return hook.ExitOK
@@ -236,6 +222,14 @@ func (g *guard) postToolUse() int {
 	return hook.ExitOK
 }
 
+// current is the index as it is now, without a rescan when nothing changed.
+func (g *guard) current() (*workbench.Index, error) {
+	if g.wb == nil {
+		return &workbench.Index{}, nil
+	}
+	return g.wb.Current(g.max)
+}
+
 // quoted reports whether the workbench is shown quoted: any but flower's
 // default (see workbench.Block).
 func (g *guard) quoted() bool { return g.root != hook.DefaultWorkbench(g.p.Cwd()) }
@@ -252,28 +246,27 @@ func (g *guard) answer(block string) int {
 	return hook.ExitOK
 }
 
-// shownSuffix ends the name of a session's state file: what the session was
-// last shown of the index (workbench.Shown, as JSON).
-const shownSuffix = ".shown"
-
-// oldSuffix ended the state files of index-guard before updates: a digest
-// of the whole index, which nothing reads any more.
-const oldSuffix = ".digest"
+// A session's state file is named after it and holds what it was last
+// shown of the index (workbench.Shown, as JSON). The .digest files of an
+// older index-guard are removed.
+const (
+	shownSuffix = ".shown"
+	oldSuffix   = ".digest"
+)
 
 // shown returns what this session was last shown. A session without a
-// record was shown the block of an empty workbench (SessionStart finds no
-// workbench, and records nothing: it creates none). ok is false when the
-// record cannot be read: the caller then shows the whole block.
+// record was shown the block of an empty workbench (SessionStart records
+// nothing where there is no workbench). ok is false when the record cannot
+// be read: the caller then shows the whole block.
 func (g *guard) shown() (workbench.Shown, bool) {
 	b, err := g.wb.ReadState(g.stateName())
 	if errors.Is(err, fs.ErrNotExist) {
 		return workbench.EmptyShown(), true
 	}
-	var s workbench.Shown
-	if err != nil || json.Unmarshal(b, &s) != nil {
+	if err != nil {
 		return workbench.Shown{}, false
 	}
-	return s, true
+	return workbench.ParseShown(b)
 }
 
 // record notes what this session has now been shown.
@@ -290,19 +283,10 @@ const maxSessionName = 128
 
 // safeSession reports whether a session id is usable as a file name as it
 // is: 1 to maxSessionName letters, digits, '_' and '-' (Claude Code's ids
-// are UUIDs). A loop, not the regexp it once was: compiling
-// ^[A-Za-z0-9_-]{1,128}$ unrolls the repeat 128 times, 1,695 allocations
-// that cost every index-guard run 2.5 to 3.5 ms at start (GODEBUG=inittrace).
+// are UUIDs).
 func safeSession(id string) bool {
-	if id == "" || len(id) > maxSessionName {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return id != "" && len(id) <= maxSessionName &&
+		strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
 }
 
 // stateName names the session's state file. An id that is not a safe file
@@ -311,21 +295,21 @@ func safeSession(id string) bool {
 func (g *guard) stateName() string {
 	id := g.p.SessionID()
 	if !safeSession(id) {
-		sum := sha256.Sum256([]byte(id))
-		id = "h-" + hex.EncodeToString(sum[:16])
+		h := fnv.New128a()
+		h.Write([]byte(id))
+		id = "h-" + hex.EncodeToString(h.Sum(nil))
 	}
 	return id + shownSuffix
 }
 
 // stateMaxAge is how long a session's record outlives its last change. A
-// session resumed later than that is shown the block at its start as any
-// other (SessionStart fires on a resume) and recorded again; keeping records
-// forever would add a file per session for good.
+// session resumed later is shown the whole block at its start as any other
+// (SessionStart fires on a resume) and recorded again.
 const stateMaxAge = 30 * 24 * time.Hour
 
-// pruneState removes the records of sessions idle for over stateMaxAge, and
-// the digests of an older index-guard. It runs when a new session starts,
-// and any error only leaves a file behind.
+// pruneState removes the records of sessions idle for over stateMaxAge,
+// and the digests of an older index-guard, when a new session starts. An
+// error only leaves a file behind.
 func (g *guard) pruneState(now time.Time) {
 	entries, err := g.wb.States()
 	if err != nil {

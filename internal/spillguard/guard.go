@@ -65,17 +65,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c.Flags.IntVar(&o.head, "head", DefaultHead, "characters of a spilled field kept after the pointer")
 	c.Flags.BoolVar(&o.mainOnly, "main-only", false, "spill main-thread results only (by default subagents' too)")
 	wb := hook.WorkbenchFlag(c.Flags)
-	if code, done := c.Parse(args); done {
+	p, cfg, code, done := config.ForHook(c, args)
+	if done {
 		return code
 	}
-	if c.Flags.NArg() > 0 {
-		return c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0)))
-	}
-	p, err := hook.ReadPayload(stdin)
-	if err != nil {
-		return c.Fail(err)
-	}
-	cfg := config.ForHook(c, p)
 	switch {
 	case o.threshold < 1:
 		return c.Fail(fmt.Errorf("--threshold must be at least 1, got %d", o.threshold))
@@ -155,10 +148,6 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		return outcome{}, err
 	}
 	dir := spill.Dir(root)
-	// readsSpill reads tool_input, where a key given twice is refused too.
-	if _, err := p.ToolInput(); err != nil {
-		return outcome{}, err
-	}
 	if readsSpill(p, o.glances(), tool, root, dir) {
 		return pass("reads a spill file back", resp), nil
 	}

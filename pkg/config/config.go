@@ -1,3 +1,8 @@
+// Package config reads flower's configuration: the same keys in a user
+// file and a project file, the project's over the user's within the trust
+// rule, and a command line's flags over both. README.md's Configure
+// section says what each key does, what a project file may set, and how a
+// bad file is treated.
 package config
 
 import (
@@ -68,16 +73,19 @@ const (
 	fromProject = "project file"
 )
 
+// untrusted ends the reason of an ignored project setting.
+const untrusted = "; this project is not trusted (add its folder to trusted-projects in the user file)"
+
 // Load reads the user file and the project file of the project folder dir
 // ("" for none) and merges them. It never fails: a file that cannot be used
 // is ignored whole and says why in its File.Err.
 func Load(dir string) *Config {
 	c := &Config{Dir: dir, User: File{Path: UserFile()}}
-	user := c.User.load(readUser, "user file")
+	user := c.User.load(func(path string) ([]byte, error) { return readFile(path, 0) }, fromUser)
 	var project layer
 	if dir != "" {
 		c.Project.Path = filepath.Join(dir, ProjectFile)
-		project = c.Project.load(func(string) ([]byte, error) { return readProject(dir) }, "project file")
+		project = c.Project.load(func(string) ([]byte, error) { return readProject(dir) }, fromProject)
 		c.Project.Trusted = project != nil && trusts(user["trusted-projects"], dir)
 	}
 	if c.merge(user, project) == nil {
@@ -88,8 +96,7 @@ func Load(dir string) *Config {
 	if err := c.merge(user, nil); user != nil && err != nil {
 		c.User.Err = &FileError{Path: c.User.Path, Msg: err.Error()}
 		user = nil
-		// Ignored whole, as if it were not there: its trusted-projects too.
-		c.Project.Trusted = false
+		c.Project.Trusted = false // ignored whole: its trusted-projects too
 	}
 	if err := c.merge(user, project); project != nil && err != nil {
 		c.Project.Err = &FileError{Path: c.Project.Path, Msg: err.Error()}
@@ -100,45 +107,57 @@ func Load(dir string) *Config {
 }
 
 // load reads and parses the file f names; nil when it is missing or bad.
-func (f *File) load(read func(string) ([]byte, error), source string) layer {
+func (f *File) load(read func(string) ([]byte, error), from string) layer {
 	if f.Path == "" {
 		return nil
 	}
 	data, err := read(f.Path)
+	f.Found = err != nil || data != nil
 	if err != nil {
-		f.Found, f.Err = true, &FileError{Path: f.Path, Msg: "cannot be read: " + err.Error()}
+		f.Err = &FileError{Path: f.Path, Msg: "cannot be read: " + err.Error()}
+	}
+	if !f.Found || f.Err != nil {
 		return nil
 	}
-	if data == nil {
-		return nil
-	}
-	f.Found = true
-	l, err := parse(data, f.Path, source)
+	l, err := parse(data, f.Path, from)
 	if err != nil {
 		f.Err = err
-		return nil
 	}
 	return l
 }
 
+// Check reads the configuration file at path as a hook would and says why
+// it cannot be used, or nil; it returns the file's glance entries, for the
+// glance table to judge (ephemeral.NewGlances). It checks the file alone,
+// over the defaults.
+func Check(path string) ([]extra.Entry, error) {
+	f := File{Path: path}
+	l := f.load(func(path string) ([]byte, error) { return readFile(path, 0) }, "file")
+	c := &Config{}
+	switch err := c.merge(l, nil); {
+	case f.Err != nil:
+		return nil, f.Err
+	case !f.Found:
+		return nil, &FileError{Path: path, Msg: "no such file"}
+	case err != nil:
+		return nil, &FileError{Path: path, Msg: err.Error()}
+	}
+	return c.Extras(), nil
+}
+
 // trusts reports whether the user file's trusted-projects names dir, as
 // written or once symlinks are resolved on both sides.
-func trusts(s *setting, dir string) bool {
+func trusts(s *Value, dir string) bool {
 	if s == nil {
 		return false
 	}
-	paths := make([]string, len(s.list))
-	for i, p := range s.list {
-		if paths[i] = filepath.Clean(expandHome(p)); paths[i] == dir {
+	resolved, err := filepath.EvalSymlinks(dir)
+	for _, p := range s.List {
+		p = filepath.Clean(expandHome(p))
+		if p == dir {
 			return true
 		}
-	}
-	resolved, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	for _, p := range paths {
-		if r, err := filepath.EvalSymlinks(p); err == nil && r == resolved {
+		if r, rerr := filepath.EvalSymlinks(p); err == nil && rerr == nil && r == resolved {
 			return true
 		}
 	}
@@ -163,7 +182,7 @@ func (c *Config) merge(user, project layer) error {
 	for _, k := range keys {
 		v := defaultValue(k)
 		if s := user[k.Name]; s != nil {
-			v.set(s, fromUser, c.Dir, false)
+			v.set(s, c.Dir, false)
 		}
 		if s := project[k.Name]; s != nil {
 			c.fromProject(v, s)
@@ -173,8 +192,8 @@ func (c *Config) merge(user, project layer) error {
 	slices.SortStableFunc(c.Ignored, func(a, b Ignored) int { return a.Line - b.Line })
 	head, threshold := c.values["spill-guard.head"], c.values["spill-guard.threshold"]
 	if head.From == fromDefault && head.Int >= threshold.Int {
-		// A threshold set alone below the default head: the head
-		// shrinks with it, to the design's tenth.
+		// A threshold set alone below the default head: the head shrinks
+		// with it, to the design's tenth.
 		head.Int, head.From = threshold.Int/10, "default (a tenth of spill-guard.threshold)"
 	}
 	if head.Int >= threshold.Int {
@@ -185,155 +204,84 @@ func (c *Config) merge(user, project layer) error {
 
 // defaultValue is k's value when no file sets it.
 func defaultValue(k *Key) *Value {
-	v := &Value{Key: k, From: fromDefault}
-	switch k.kind {
-	case boolKind:
-		v.Bool = k.Default == "true"
-	case intKind:
-		v.Int, _ = strconv.Atoi(k.Default)
-	case listKind:
-		if k.Default != "" {
-			v.List = strings.Split(k.Default, ",")
-		}
+	v := &Value{Key: k, From: fromDefault, Bool: k.Default == "true"}
+	v.Int, _ = strconv.Atoi(k.Default)
+	if k.kind == listKind && k.Default != "" {
+		v.List = strings.Split(k.Default, ",")
 	}
 	if k.Name == "log.file" {
-		v.Path = defaultLogFile()
+		// State that outlives a session, and no configuration.
+		if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+			v.Path = filepath.Join(dir, "flower", "decisions.jsonl")
+		} else if home := homeDir(); home != "" {
+			v.Path = filepath.Join(home, ".local", "state", "flower", "decisions.jsonl")
+		}
 	}
 	return v
 }
 
-// defaultLogFile is $XDG_STATE_HOME/flower/decisions.jsonl, else
-// ~/.local/state/flower/decisions.jsonl: state that outlives a session
-// and is no configuration.
-func defaultLogFile() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(dir) {
-		home := homeDir()
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "flower", "decisions.jsonl")
-}
-
-// set takes s, from a file, as v's value. Lists of entries add up; every
-// other value replaces the one before.
-func (v *Value) set(s *setting, from, dir string, add bool) {
+// set takes s, from a file, as v's value: relative paths are taken from the
+// project folder dir, entries add up, every other value replaces the one
+// before, and a list both files add to (add) names both.
+func (v *Value) set(s *Value, dir string, add bool) {
+	from := s.From
 	switch v.Key.kind {
 	case boolKind:
-		v.Bool = s.b
+		v.Bool = s.Bool
 	case intKind:
-		v.Int = s.n
+		v.Int = s.Int
 	case pathKind:
-		v.Path = expandHome(s.s)
+		v.Path = expandHome(s.Path)
 		if !filepath.IsAbs(v.Path) {
 			v.Path = filepath.Join(dir, v.Path)
 		}
 		v.Path = filepath.Clean(v.Path)
 	case listKind:
-		v.List = s.list
+		v.List = s.List
 	case entriesKind:
 		add = true
-		v.Extras = append(slices.Clone(v.Extras), s.extras...)
+		v.Extras = append(slices.Clone(v.Extras), s.Extras...)
 	}
 	if add && v.From != from && (v.From != fromDefault || v.Key.kind == listKind) {
 		from = v.From + ", " + from
 	}
-	v.From, v.Line = from, s.line
+	v.From, v.Line = from, s.Line
 }
 
 // fromProject applies the project file's s to v under the trust rule.
-func (c *Config) fromProject(v *Value, s *setting) {
+func (c *Config) fromProject(v *Value, s *Value) {
 	k := v.Key
-	ignore := func(why string) { c.Ignored = append(c.Ignored, Ignored{Key: k.Name, Line: s.line, Why: why}) }
+	ignore := func(why string) { c.Ignored = append(c.Ignored, Ignored{Key: k.Name, Line: s.Line, Why: why}) }
 	switch {
-	case k.Rule == UserOnly:
+	case k.rule == userOnly:
 		ignore("only the user file sets it")
-	case c.Project.Trusted, k.Rule == Free:
-		v.set(s, fromProject, c.Dir, false)
-	case k.Rule == OnlyOff:
-		if !s.b || v.Bool {
-			v.set(s, fromProject, c.Dir, false)
-		} else {
-			ignore("a project file may turn it off, not on where the " + v.From + " turned it off" + untrusted)
-		}
-	case k.Rule == AddOnly:
-		var dropped []string
+	case c.Project.Trusted, k.rule == free:
+		v.set(s, c.Dir, false)
+	case k.rule == onlyOff && (!s.Bool || v.Bool):
+		v.set(s, c.Dir, false)
+	case k.rule == onlyOff:
+		ignore("a project file may turn it off, not on where the " + v.From + " turned it off" + untrusted)
+	case k.rule == addOnly:
+		var dropped, added []string
 		for _, name := range v.List {
-			if !slices.Contains(s.list, name) {
+			if !slices.Contains(s.List, name) {
 				dropped = append(dropped, name)
 			}
 		}
-		merged := &setting{line: s.line, list: slices.Clone(v.List)}
-		for _, name := range s.list {
-			if !slices.Contains(merged.list, name) {
-				merged.list = append(merged.list, name)
+		for _, name := range s.List {
+			if !slices.Contains(v.List, name) {
+				added = append(added, name)
 			}
 		}
-		if len(merged.list) > len(v.List) {
-			v.set(merged, fromProject, c.Dir, true)
+		if added != nil {
+			v.set(&Value{From: s.From, Line: s.Line, List: append(slices.Clone(v.List), added...)}, c.Dir, true)
 		}
 		if dropped != nil {
 			ignore("leaves out " + strings.Join(dropped, ", ") + ": a project file may add to the list, not take from it" + untrusted)
 		}
 	default:
-		ignore(widens[k.Name] + untrusted)
+		ignore(k.why + untrusted)
 	}
-}
-
-// untrusted ends the reason of an ignored project setting.
-const untrusted = "; this project is not trusted (add its folder to trusted-projects in the user file)"
-
-// widens says what a TrustedOnly key would do from an untrusted project.
-var widens = map[string]string{
-	"glances":                    "widens the glance table",
-	"delegate-guard.main-thread": "lets the main thread run more",
-	"log.enabled":                "the decision log is the user's",
-	"log.file":                   "the decision log is the user's",
-	"log.max-bytes":              "the decision log is the user's",
-	"workbench":                  "where tool output is written is the user's choice",
-	"prune-session.spill-dir":    "where tool output is written is the user's choice",
-}
-
-// inside returns p, a path from a project file, made absolute against the
-// project folder dir, or why it may not be taken: it leads outside dir, or
-// through a symlink or a file on the way (a repository can commit a link
-// that leads anywhere: the workbench's files would follow it).
-func inside(dir, p string) (string, error) {
-	if dir == "" {
-		return "", errors.New("no project folder is known")
-	}
-
-	abs := filepath.Clean(p)
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(dir, abs)
-	}
-	rel, err := filepath.Rel(dir, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(p, "~") {
-		return "", fmt.Errorf("%s leads outside the project", p)
-	}
-
-	at := dir
-	for _, part := range strings.Split(rel, "/") {
-		if part == "." {
-			break
-		}
-		at = filepath.Join(at, part)
-		fi, err := os.Lstat(at)
-		if errors.Is(err, fs.ErrNotExist) {
-			break // made as a folder when it is first used
-		}
-		switch {
-		case err != nil:
-			return "", err
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return "", fmt.Errorf("%s leads through the symlink %s", p, at)
-		case !fi.IsDir():
-			return "", fmt.Errorf("%s leads through %s, which is not a folder", p, at)
-		}
-	}
-	return abs, nil
 }
 
 // Value returns the effective value of the key called name; nil for no
@@ -365,35 +313,39 @@ func (c *Config) Problems() []error {
 	return errs
 }
 
+// Log is where the decision log goes; the zero Settings when it is off.
+func (c *Config) Log() decisionlog.Settings {
+	if !c.values["log.enabled"].Bool {
+		return decisionlog.Settings{}
+	}
+	return decisionlog.Settings{File: c.values["log.file"].Path, MaxBytes: int64(c.values["log.max-bytes"].Int), Project: c.Dir}
+}
+
 // Fill sets each flag of fs, the flags of command, that the command line
 // did not give and that a file sets: flags given win, then
 // FLOWER_WORKBENCH for the workbench, then the files.
 //
-// A folder a flag names is followed where it leads, as the user chose it;
-// a path of the configuration that lies in the project folder (".flower"
+// A path of the configuration that lies in the project folder (".flower"
 // in the user file means that folder of every project) is the
 // repository's, and is not given to the flag when it leads through a
 // symlink or a file there: the command then uses its default, which it
-// refuses as a symlink itself. That is said in the error.
+// refuses as a symlink itself. The error says so.
 func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var errs []error
 	for _, k := range keys {
 		v := c.values[k.Name]
-		if v.From == fromDefault {
-			continue
-		}
 		for _, spec := range k.Flags {
 			cmd, name, _ := strings.Cut(spec, " --")
 			switch {
-			case cmd != command, given[name], fs.Lookup(name) == nil:
+			case v.From == fromDefault, cmd != command, given[name], fs.Lookup(name) == nil:
 				continue
 			case k.Name == "workbench" && os.Getenv("FLOWER_WORKBENCH") != "":
 				continue
 			}
 			if k.kind == pathKind && c.Dir != "" && within(c.Dir, v.Path) {
-				if _, err := inside(c.Dir, v.Path); err != nil {
+				if err := inside(c.Dir, v.Path); err != nil {
 					errs = append(errs, keyError{fmt.Errorf("%s from the %s: %v; the default stands in", k.Name, v.From, err)})
 					continue
 				}
@@ -416,17 +368,38 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
+// inside says why p, an absolute path in the project folder dir, may not be
+// taken: it leads through a symlink or a file on the way (a repository can
+// commit a link that leads anywhere: the workbench's files would follow it).
+func inside(dir, p string) error {
+	rel, _ := filepath.Rel(dir, p)
+	at := dir
+	for _, part := range strings.Split(rel, "/") {
+		if part == "." {
+			break
+		}
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // made as a folder when it is first used
+		case err != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s leads through the symlink %s", p, at)
+		case !fi.IsDir():
+			return fmt.Errorf("%s leads through %s, which is not a folder", p, at)
+		}
+	}
+	return nil
+}
+
 // flagValue is v as its flag takes it.
 func (v *Value) flagValue() string {
-	switch v.Key.kind {
-	case boolKind:
+	if v.Key.kind == boolKind {
 		return strconv.FormatBool(v.Bool != v.Key.invert)
-	case intKind:
-		return strconv.Itoa(v.Int)
-	case listKind:
-		return strings.Join(v.List, ",")
 	}
-	return v.Path
+	return v.String()
 }
 
 // String is v as flower-config prints it.
@@ -444,17 +417,29 @@ func (v *Value) String() string {
 	return v.Path
 }
 
-// ForHook is the configuration of a hook call, from one line in the
-// hook's Main: ForCommand for the project folder of the payload.
-func ForHook(cli *hook.CLI, p *hook.Payload) *Config {
-	return ForCommand(cli, hook.ProjectDir(p.Cwd()))
+// ForHook is the opening of a hook's Main once its flags are defined: it
+// parses args, which may hold no operand, reads the payload from stdin and
+// loads the configuration of its project folder (ForCommand). When done, the
+// hook returns code at once: --help or --version was answered, or one
+// stderr line said what was wrong.
+func ForHook(c *hook.CLI, args []string) (p *hook.Payload, cfg *Config, code int, done bool) {
+	if code, done := c.Parse(args); done {
+		return nil, nil, code, true
+	}
+	if c.Flags.NArg() > 0 {
+		return nil, nil, c.Fail(fmt.Errorf("unexpected argument %q: the payload comes on stdin", c.Flags.Arg(0))), true
+	}
+	p, err := hook.ReadPayload(c.Stdin)
+	if err != nil {
+		return nil, nil, c.Fail(err), true
+	}
+	return p, ForCommand(c, hook.ProjectDir(p.Cwd())), hook.ExitOK, false
 }
 
 // ForCommand loads the configuration of the project folder dir for the
 // command cli runs, fills the flags its command line did not give, and
 // says in one stderr line which file could not be used. A bad file never
-// stops a command: it runs with the defaults in that file's place, and
-// does its work.
+// stops a command: it runs with the defaults in that file's place.
 func ForCommand(cli *hook.CLI, dir string) *Config {
 	c := Load(dir)
 	problems := c.Problems()
@@ -466,36 +451,26 @@ func ForCommand(cli *hook.CLI, dir string) *Config {
 }
 
 // Warn says in one stderr line what of the configuration a command could
-// not use, if anything: a file it ignored (*FileError), an entry the glance
-// table left out (the error of ephemeral.NewGlances).
+// not use, if anything: a file it ignored (*FileError), a key Fill could not
+// use, an entry the glance table left out (the error of
+// ephemeral.NewGlances, a line an entry).
 func Warn(cli *hook.CLI, errs ...error) {
 	var msgs []string
 	for _, err := range errs {
-		if err == nil {
-			continue
-		}
 		var fe *FileError
-		if errors.As(err, &fe) {
+		switch {
+		case err == nil:
+		case errors.As(err, &fe):
 			msgs = append(msgs, err.Error()+" (the file is ignored: the defaults stand in)")
-			continue
-		}
-		if errors.As(err, new(keyError)) {
+		case errors.As(err, new(keyError)):
 			msgs = append(msgs, strings.ReplaceAll(err.Error(), "\n", "; "))
-			continue
-		}
-		for _, line := range strings.Split(err.Error(), "\n") {
-			msgs = append(msgs, line+" (the entry is left out)")
+		default:
+			for _, line := range strings.Split(err.Error(), "\n") {
+				msgs = append(msgs, line+" (the entry is left out)")
+			}
 		}
 	}
 	if len(msgs) > 0 {
 		fmt.Fprintf(cli.Stderr, "%s: warning: configuration: %s (see flower-config)\n", cli.Name, strings.Join(msgs, "; "))
 	}
-}
-
-// Log is where the decision log goes; the zero Settings when it is off.
-func (c *Config) Log() decisionlog.Settings {
-	if !c.values["log.enabled"].Bool {
-		return decisionlog.Settings{}
-	}
-	return decisionlog.Settings{File: c.values["log.file"].Path, MaxBytes: int64(c.values["log.max-bytes"].Int), Project: c.Dir}
 }

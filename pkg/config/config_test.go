@@ -557,9 +557,9 @@ func TestBadFiles(t *testing.T) {
 		{"entry unknown key", `{"glances": [{"command": "docker ps", "args": []}]}`, `unknown key "args"`},
 		{"entry operands", `{"glances": [{"command": "docker ps", "operands": -1}]}`, "operands is -1"},
 		{"entry dup key", `{"glances": [{"command": "docker ps", "command": "rm"}]}`, `"command" is given twice`},
-		{"deep", strings.Repeat("[", 9) + strings.Repeat("]", 9), "nested more than 8 deep"},
+		{"deep", strings.Repeat("[", 9) + strings.Repeat("]", 9), "nested deeper than 8 levels"},
 		{"deep in string is fine", `{"workbench": "` + strings.Repeat("[", 100) + `"}`, ""},
-		{"deep object", `{"log": {"file": {"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}}}}`, "nested more than 8 deep"},
+		{"deep object", `{"log": {"file": {"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}}}}`, "nested deeper than 8 levels"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSandbox(t)
@@ -626,7 +626,7 @@ func TestHostileProjectFile(t *testing.T) {
 		}, "past the 65536"},
 		{"deep nesting", func(p string) error {
 			return os.WriteFile(p, []byte(strings.Repeat("[", 30000)+strings.Repeat("]", 30000)), 0o644)
-		}, "nested more than"},
+		}, "nested deeper than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := s.projectFile()

@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if diff := cmp.Diff(l, l2, cmp.AllowUnexported(setting{})); diff != "" {
+		if diff := cmp.Diff(l, l2, cmp.AllowUnexported(Key{})); diff != "" {
 			t.Fatalf("two layers (-first +second):\n%s", diff)
 		}
 		c := &Config{Dir: "/p", Project: File{Path: path, Found: true}}

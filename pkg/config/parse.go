@@ -1,18 +1,21 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"unicode/utf8"
+	"syscall"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/flowerhooks/flower/pkg/extra"
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
 // Limits on a configuration file. A real one is a few hundred bytes, a
@@ -21,17 +24,19 @@ const (
 	// MaxFileBytes is the most a file may hold: a project file is read on
 	// every hook call, and a repository can commit a file of any size.
 	MaxFileBytes = 64 << 10
-	// maxDepth caps how deep objects and arrays nest: the deepest a valid
-	// file goes is 4 (an entry's options). Checked before gjson, whose
-	// validation recurses once a level.
-	maxDepth = 8
-	// maxEntries bounds the glance entries of one file, and maxItems the
-	// names of a list.
-	maxEntries = 200
-	maxItems   = 200
-	// maxPath bounds a path's length (PATH_MAX).
-	maxPath = 4096
+	// maxDepth caps how deep objects and arrays nest: a valid file goes 4
+	// deep (an entry's options).
+	maxDepth   = 8
+	maxEntries = 200  // glance entries of one key
+	maxItems   = 200  // names of a list
+	maxPath    = 4096 // PATH_MAX
+	maxInt     = 1 << 30
 )
+
+// ProjectFile is the project file, under the project folder: beside
+// Claude Code's own .claude/settings.json, where a user looks for a
+// project's settings (the trust rule, not the name, keeps it in its place).
+const ProjectFile = ".claude/flower.json"
 
 // FileError is why a configuration file cannot be used: its path, the line
 // the problem is on (0 when it is the whole file), and the reason.
@@ -48,48 +53,40 @@ func (e *FileError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// setting is one key's value as a file sets it.
-type setting struct {
-	line   int
-	b      bool
-	n      int
-	s      string   // a path, as written
-	list   []string // names
-	extras []extra.Entry
-}
-
-// layer is what one file sets, by key name.
-type layer map[string]*setting
-
-// parse reads data, a configuration file at path, into the settings it
-// holds. source names the file in the reasons of its glance entries.
-func parse(data []byte, path, source string) (layer, error) {
-	p := parser{path: path, src: string(data), source: source, out: layer{}}
-	switch {
-	case len(data) > MaxFileBytes:
-		return nil, p.fail(0, fmt.Sprintf("%d bytes, past the %d a configuration file may have", len(data), MaxFileBytes))
-	case !utf8.Valid(data):
-		return nil, p.fail(0, "not valid UTF-8")
-	}
-	if at := tooDeep(p.src); at >= 0 {
-		return nil, p.fail(p.line(at), fmt.Sprintf("nested more than %d deep", maxDepth))
-	}
-	if !gjson.Valid(p.src) {
-		return nil, p.syntaxError()
-	}
-	start := jsonscan.SkipSpace(p.src, 0)
-	if p.src[start] != '{' {
-		return nil, p.fail(p.line(start), "not a JSON object")
-	}
-	if err := p.object(p.src[start:], start, ""); err != nil {
-		return nil, err
-	}
-	return p.out, nil
-}
+// layer is what one file sets, by key name; each Value's From names the file.
+type layer map[string]*Value
 
 type parser struct {
-	path, src, source string
-	out               layer
+	path, src, from string
+	out             layer
+}
+
+// parse reads data, the configuration file at path, into the settings it
+// holds; from names the file in their Value.From and in the sources of its
+// glance entries.
+func parse(data []byte, path, from string) (layer, error) {
+	p := &parser{path: path, src: string(data), from: from, out: layer{}}
+	if len(data) > MaxFileBytes {
+		return nil, p.fail(0, fmt.Sprintf("%d bytes, past the %d a configuration file may have", len(data), MaxFileBytes))
+	}
+	var e *jsoncheck.Error
+	switch err := jsoncheck.Check(p.src, maxDepth); {
+	case errors.As(err, &e) && e.Repeated:
+		name := strings.TrimPrefix(e.Path+"."+e.Key, ".")
+		if i := strings.LastIndexByte(e.Path, '.'); i > 0 && strings.Trim(e.Path[i+1:], "0123456789") == "" {
+			return nil, p.fail(e.Line(p.src), fmt.Sprintf("%s entry: %q is given twice", e.Path[:i], e.Key))
+		}
+		return nil, p.fail(e.Line(p.src), fmt.Sprintf("%q is given twice (a reader could take either)", name))
+	case e != nil && e.Msg == "not valid UTF-8":
+		return nil, p.fail(0, e.Msg)
+	case e != nil:
+		return nil, p.fail(e.Line(p.src), "not valid JSON: "+e.Msg)
+	}
+	root := gjson.Parse(p.src)
+	if !root.IsObject() {
+		return nil, p.fail(p.line(len(p.src)-len(strings.TrimLeft(p.src, " \t\r\n"))), "not a JSON object")
+	}
+	return p.out, p.members("", root)
 }
 
 func (p *parser) fail(line int, msg string) error {
@@ -101,236 +98,161 @@ func (p *parser) line(offset int) int {
 	return 1 + strings.Count(p.src[:min(offset, len(p.src))], "\n")
 }
 
-// syntaxError is the error for a file that is not JSON, at the line
-// encoding/json finds the fault on.
-func (p *parser) syntaxError() error {
-	var v any
-	err := json.Unmarshal([]byte(p.src), &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return p.fail(p.line(int(se.Offset)), "not valid JSON: "+se.Error())
-	}
-	return p.fail(0, "not valid JSON")
-}
-
-// tooDeep returns the offset where objects and arrays nest past maxDepth,
-// or -1.
-func tooDeep(s string) int {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			i = jsonscan.StringEnd(s, i) - 1
-		case '{', '[':
-			if depth++; depth > maxDepth {
-				return i
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return -1
-}
-
-// object reads the members of obj, found at offset base, under the
-// section prefix ("" for the top level, "spill-guard." for a section).
-func (p *parser) object(obj string, base int, prefix string) error {
-	seen := map[string]bool{}
+// members reads the members of obj, the top level ("") or a section.
+func (p *parser) members(section string, obj gjson.Result) error {
 	var err error
-	jsonscan.EachMember(obj, func(rawKey, value string, at int) bool {
-		leaf := jsonscan.Key(rawKey)
-		name := prefix + leaf
-		line := p.line(base + at)
-		switch {
-		case strings.Contains(leaf, "."):
+	obj.ForEach(func(k, v gjson.Result) bool {
+		name, line := strings.TrimPrefix(section+"."+k.Str, "."), p.line(v.Index)
+		switch key := keyNamed(name); {
+		case strings.Contains(k.Str, "."):
 			err = p.fail(line, fmt.Sprintf("unknown key %q (write a section as an object: {\"spill-guard\": {\"threshold\": 8000}})", name))
-		case seen[name]:
-			err = p.fail(line, fmt.Sprintf("%q is given twice (a reader could take either)", name))
-		case prefix == "" && name == "$schema":
-		case prefix == "" && slices.Contains(sections, name):
-			if !strings.HasPrefix(value, "{") {
-				err = p.fail(line, fmt.Sprintf("%q is %s, want an object", name, jsonkind.Of(gjson.Parse(value))))
+		case name == "$schema":
+		case section == "" && slices.Contains(sections, name):
+			if !v.IsObject() {
+				err = p.fail(line, fmt.Sprintf("%q is %s, want an object", name, jsonkind.Of(v)))
 				break
 			}
-			err = p.object(value, base+at, name+".")
+			err = p.members(name, v)
+		case key == nil:
+			err = p.fail(line, fmt.Sprintf("unknown key %q%s", name, suggest(name)))
 		default:
-			err = p.member(name, value, line, base+at)
+			p.out[name], err = p.value(key, v, line)
 		}
-		seen[name] = true
 		return err == nil
 	})
 	return err
 }
 
-// member reads one key's value.
-func (p *parser) member(name, value string, line, at int) error {
-	k := keyNamed(name)
-	if k == nil {
-		return p.fail(line, fmt.Sprintf("unknown key %q%s", name, suggest(name)))
-	}
-	v := gjson.Parse(value)
-	s := &setting{line: line}
-	want := func(what string) error {
-		return p.fail(line, fmt.Sprintf("%s is %s, want %s", name, jsonkind.Of(v), what))
+// value reads one key's value.
+func (p *parser) value(k *Key, v gjson.Result, line int) (*Value, error) {
+	s := &Value{Key: k, From: p.from, Line: line}
+	fail := func(format string, a ...any) (*Value, error) {
+		return nil, p.fail(line, k.Name+" "+fmt.Sprintf(format, a...))
 	}
 	switch k.kind {
 	case boolKind:
-		if v.Type != gjson.True && v.Type != gjson.False {
-			return want("true or false")
+		if !v.IsBool() {
+			return fail("is %s, want true or false", jsonkind.Of(v))
 		}
-		s.b = v.Bool()
+		s.Bool = v.Bool()
 	case intKind:
-		if v.Type != gjson.Number || v.Num != float64(int(v.Num)) || strings.ContainsAny(v.Raw, ".eE") {
-			return want("a whole number")
+		if v.Type != gjson.Number || strings.ContainsAny(v.Raw, ".eE") {
+			return fail("is %s, want a whole number", jsonkind.Of(v))
 		}
-		if v.Num < float64(k.min) || v.Num > 1<<30 {
-			return p.fail(line, fmt.Sprintf("%s is %s, want %d to %d", name, v.Raw, k.min, 1<<30))
+		n, err := strconv.Atoi(v.Raw)
+		if err != nil || n < k.min || n > maxInt {
+			return fail("is %s, want %d to %d", v.Raw, k.min, maxInt)
 		}
-		s.n = int(v.Num)
+		s.Int = n
 	case pathKind:
 		if v.Type != gjson.String {
-			return want("a path (a string)")
+			return fail("is %s, want a path (a string)", jsonkind.Of(v))
 		}
 		if why := badPath(v.Str); why != "" {
-			return p.fail(line, name+" "+why)
+			return fail("%s", why)
 		}
-		if name == "log.file" && !strings.HasPrefix(v.Str, "/") && !strings.HasPrefix(v.Str, "~/") {
-			return p.fail(line, "log.file is not absolute (start it with / or ~/)")
+		if k.Name == "log.file" && !absolute(v.Str) {
+			return fail("is not absolute (start it with / or ~/)")
 		}
-		s.s = v.Str
+		s.Path = v.Str
 	case listKind:
 		if !v.IsArray() {
-			return want("an array of strings")
+			return fail("is %s, want an array of strings", jsonkind.Of(v))
 		}
-		var err error
-		if s.list, err = p.names(k, v, line); err != nil {
-			return err
+		for _, item := range v.Array() {
+			switch name := item.Str; {
+			case item.Type != gjson.String:
+				return fail("holds %s, want strings", jsonkind.Of(item))
+			case len(s.List) == maxItems:
+				return fail("holds more than %d names", maxItems)
+			case k.Name == "trusted-projects" && badPath(name) != "":
+				return fail("%q %s", name, badPath(name))
+			case k.Name == "trusted-projects" && !absolute(name):
+				return fail("%q is not absolute (start it with / or ~/)", name)
+			case k.Name != "trusted-projects" && !isToolName(name):
+				return fail("%q is not a tool name (letters, digits, _ and -)", name)
+			case !slices.Contains(s.List, name):
+				s.List = append(s.List, name)
+			}
+		}
+		if len(s.List) < k.min {
+			return fail("names no tool (leave the key out for the default)")
 		}
 	case entriesKind:
 		if !v.IsArray() {
-			return want("an array of entries ({\"command\": …})")
+			return fail("is %s, want an array of entries ({\"command\": …})", jsonkind.Of(v))
 		}
-		var err error
-		if s.extras, err = p.entries(k, value, at); err != nil {
-			return err
-		}
-	}
-	p.out[name] = s
-	return nil
-}
-
-// isToolName reports whether s has the shape of a Claude Code tool name
-// (mcp__server__tool too): letters, digits, _ and -. A loop, not a regexp:
-// one compiled at start would cost every hook run.
-func isToolName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c|0x20 >= 'a' && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// names reads a list of strings: tool names, or project folders.
-func (p *parser) names(k *Key, v gjson.Result, line int) ([]string, error) {
-	var out []string
-	var err error
-	v.ForEach(func(_, item gjson.Result) bool {
-		switch {
-		case item.Type != gjson.String:
-			err = p.fail(line, fmt.Sprintf("%s holds %s, want strings", k.Name, jsonkind.Of(item)))
-		case len(out) == maxItems:
-			err = p.fail(line, fmt.Sprintf("%s holds more than %d names", k.Name, maxItems))
-		case k.Name == "trusted-projects":
-			if why := badPath(item.Str); why != "" {
-				err = p.fail(line, fmt.Sprintf("trusted-projects %q %s", item.Str, why))
-			} else if !strings.HasPrefix(item.Str, "/") && !strings.HasPrefix(item.Str, "~/") {
-				err = p.fail(line, fmt.Sprintf("trusted-projects %q is not absolute (start it with / or ~/)", item.Str))
+		for _, item := range v.Array() {
+			if len(s.Extras) == maxEntries {
+				return nil, p.fail(p.line(item.Index), fmt.Sprintf("%s holds more than %d entries", k.Name, maxEntries))
 			}
-		case !isToolName(item.Str):
-			err = p.fail(line, fmt.Sprintf("%s %q is not a tool name (letters, digits, _ and -)", k.Name, item.Str))
+			e, err := p.entry(k, item)
+			if err != nil {
+				return nil, err
+			}
+			s.Extras = append(s.Extras, e)
 		}
-		if err == nil && !slices.Contains(out, item.Str) {
-			out = append(out, item.Str)
-		}
-		return err == nil
-	})
-	if err == nil && len(out) < k.min {
-		err = p.fail(line, fmt.Sprintf("%s names no tool (leave the key out for the default)", k.Name))
 	}
-	return out, err
+	return s, nil
 }
 
-// entries reads an array of glance-table entries, each an object with
-// "command" and optionally "options" and "operands". What an entry may
-// name is for the glance table to judge (ephemeral.NewGlances), which
-// leaves a bad one out and says so; here only its JSON shape is read, so
-// that reading a configuration does not link the shell parser.
-func (p *parser) entries(k *Key, arr string, base int) ([]extra.Entry, error) {
-	var out []extra.Entry
-	var err error
-	jsonscan.EachElement(arr, func(raw string, at int) bool {
-		if len(out) == maxEntries {
-			err = p.fail(p.line(base+at), fmt.Sprintf("%s holds more than %d entries", k.Name, maxEntries))
-			return false
-		}
-		var e extra.Entry
-		e, err = p.entry(k, raw, base+at)
-		out = append(out, e)
-		return err == nil
-	})
-	return out, err
-}
-
-// entry reads one entry object.
-func (p *parser) entry(k *Key, raw string, at int) (extra.Entry, error) {
-	line := p.line(at)
-	e := extra.Entry{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.source, File: p.path, Line: line}
-	if !strings.HasPrefix(raw, "{") {
-		return e, p.fail(line, fmt.Sprintf("%s holds %s, want objects ({\"command\": …})", k.Name, jsonkind.Of(gjson.Parse(raw))))
+// entry reads one glance-table entry: "command" and optionally "options"
+// and "operands". What it may name is for the glance table to judge
+// (ephemeral.NewGlances); only its shape is read here, so that reading a
+// configuration does not link the shell parser.
+func (p *parser) entry(k *Key, obj gjson.Result) (extra.Entry, error) {
+	e := extra.Entry{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.from, File: p.path, Line: p.line(obj.Index)}
+	if !obj.IsObject() {
+		return e, p.fail(e.Line, fmt.Sprintf("%s holds %s, want objects ({\"command\": …})", k.Name, jsonkind.Of(obj)))
 	}
-	seen := map[string]bool{}
 	var err error
-	jsonscan.EachMember(raw, func(rawKey, value string, vat int) bool {
-		name, v, line := jsonscan.Key(rawKey), gjson.Parse(value), p.line(at+vat)
-		if seen[name] {
-			err = p.fail(line, fmt.Sprintf("%s entry: %q is given twice", k.Name, name))
+	seen := false
+	obj.ForEach(func(key, v gjson.Result) bool {
+		fail := func(format string, a ...any) bool {
+			err = p.fail(p.line(v.Index), k.Name+" entry: "+fmt.Sprintf(format, a...))
 			return false
 		}
-		seen[name] = true
-		switch name {
+		switch key.Str {
 		case "command":
 			if v.Type != gjson.String {
-				err = p.fail(line, fmt.Sprintf("%s entry: command is %s, want a string", k.Name, jsonkind.Of(v)))
+				return fail("command is %s, want a string", jsonkind.Of(v))
 			}
-			e.Command = v.Str
+			e.Command, seen = v.Str, true
 		case "options":
 			if !v.IsArray() {
-				err = p.fail(line, fmt.Sprintf("%s entry: options is %s, want an array of strings", k.Name, jsonkind.Of(v)))
-				break
+				return fail("options is %s, want an array of strings", jsonkind.Of(v))
 			}
-			v.ForEach(func(_, o gjson.Result) bool {
+			for _, o := range v.Array() {
 				if o.Type != gjson.String {
-					err = p.fail(line, fmt.Sprintf("%s entry: options holds %s, want strings", k.Name, jsonkind.Of(o)))
+					return fail("options holds %s, want strings", jsonkind.Of(o))
 				}
 				e.Options = append(e.Options, o.Str)
-				return err == nil
-			})
-		case "operands":
-			if v.Type != gjson.Number || v.Num != float64(int(v.Num)) || v.Num < 0 || v.Num > 1000 {
-				err = p.fail(line, fmt.Sprintf("%s entry: operands is %s, want a whole number from 0 to 1000 (leave it out for any number)", k.Name, v.Raw))
 			}
-			e.Operands = int(v.Num)
+		case "operands":
+			n := int(v.Num)
+			if v.Type != gjson.Number || float64(n) != v.Num || n < 0 || n > 1000 {
+				return fail("operands is %s, want a whole number from 0 to 1000 (leave it out for any number)", v.Raw)
+			}
+			e.Operands = n
 		default:
-			err = p.fail(line, fmt.Sprintf("%s entry: unknown key %q (command, options, operands)", k.Name, name))
+			return fail("unknown key %q (command, options, operands)", key.Str)
 		}
-		return err == nil
+		return true
 	})
-	if err == nil && !seen["command"] {
-		err = p.fail(line, k.Name+" entry has no command")
+	if err == nil && !seen {
+		err = p.fail(e.Line, k.Name+" entry has no command")
 	}
 	return e, err
 }
+
+// isToolName reports whether s has the shape of a Claude Code tool name
+// (mcp__server__tool too): letters, digits, _ and -.
+func isToolName(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
+}
+
+// absolute reports whether a path of a file is absolute as written there.
+func absolute(p string) bool { return strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~/") }
 
 // badPath says why s cannot be a path, or "".
 func badPath(s string) string {
@@ -347,17 +269,110 @@ func badPath(s string) string {
 	return ""
 }
 
-// suggest names a known key close to name: the same last part under
-// another section, or the same section and a key with a similar name.
+// suggest names a known key with the same last part as name.
 func suggest(name string) string {
-	_, leaf, _ := strings.Cut(name, ".")
-	if leaf == "" {
-		leaf = name
-	}
+	leaf := name[strings.LastIndexByte(name, '.')+1:]
 	for _, k := range keys {
 		if k.Name == leaf || strings.HasSuffix(k.Name, "."+leaf) {
 			return fmt.Sprintf(" (did you mean %q?)", k.Name)
 		}
 	}
 	return ""
+}
+
+// UserFile is the user file: $XDG_CONFIG_HOME/flower/config.json, else
+// ~/.config/flower/config.json; "" when neither is known.
+func UserFile() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) { // the XDG spec: a relative value is ignored
+		home := homeDir()
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "flower", "config.json")
+}
+
+// homeDir is $HOME, or "" when it is not set.
+func homeDir() string {
+	home, _ := os.UserHomeDir()
+	return home
+}
+
+// readProject reads ProjectFile under the project folder dir. The file
+// comes with the repository: neither .claude nor flower.json may be a
+// symlink (a link to /dev/zero, or to a file of the user's, is refused,
+// not followed). The user's own file is read with readFile(path, 0): a
+// dotfile manager may link it into a store.
+func readProject(dir string) ([]byte, error) {
+	claude := filepath.Join(dir, filepath.Dir(ProjectFile))
+	fi, err := os.Lstat(claude)
+	switch {
+	case missing(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("%s is a symlink: flower does not follow a symlink in a project", claude)
+	case !fi.IsDir():
+		return nil, nil // no folder, so no file in it
+	}
+	data, err := readFile(filepath.Join(dir, ProjectFile), syscall.O_NOFOLLOW)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, errors.New("a symlink: flower does not follow a symlink in a project")
+	}
+	return data, err
+}
+
+// readFile reads the regular file at path, of at most MaxFileBytes, without
+// blocking (a FIFO answers at once); a missing file is (nil, nil). It uses
+// plain system calls: os.OpenFile would start Go's poller, which costs a
+// hook's first open more than the read.
+func readFile(path string, flags int) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flags, 0)
+	if missing(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT == syscall.S_IFDIR:
+		return nil, errors.New("a folder, not a regular file")
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return nil, errors.New("not a regular file")
+	case st.Size > MaxFileBytes:
+		return nil, fmt.Errorf("%d bytes, past the %d a configuration file may have", st.Size, MaxFileBytes)
+	}
+	b := make([]byte, st.Size+1) // one more, to see a file that grew
+	n := 0
+	for n < len(b) {
+		k, err := syscall.Read(fd, b[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			break
+		}
+		n += k
+	}
+	if n == len(b) {
+		return nil, errors.New("it grew while it was read")
+	}
+	return b[:n], nil
+}
+
+// missing reports whether err says there is no file at a path: none by
+// that name, or a file where a folder on the way should be.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }

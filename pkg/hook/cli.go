@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Exit codes of a flower command.
@@ -54,8 +54,11 @@ const minOpenFiles = 16
 // or the open-file limit too low to run (code 1, one line on stderr). It
 // runs before the command opens anything.
 func (c *CLI) Parse(args []string) (code int, done bool) {
-	if limit, ok := openFileLimit(); ok && limit < minOpenFiles {
-		return c.Fail(fmt.Errorf("the open-file limit is %d (ulimit -n); it needs at least %d", limit, minOpenFiles)), true
+	// Go raises the soft limit to the hard one at start-up: this is what
+	// the command has.
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < minOpenFiles {
+		return c.Fail(fmt.Errorf("the open-file limit is %d (ulimit -n); it needs at least %d", rl.Cur, minOpenFiles)), true
 	}
 	err := c.Flags.Parse(args)
 	switch {
@@ -85,10 +88,9 @@ func (c *CLI) printHelp() {
 		case arg == "string":
 			arg = f.Name
 		}
-		arg = strings.ToUpper(arg)
 		b.WriteString("  --" + f.Name)
 		if arg != "" {
-			b.WriteString(" " + arg)
+			b.WriteString(" " + strings.ToUpper(arg))
 		}
 		b.WriteString("\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t"))
 		if def := f.DefValue; def != "" && def != "false" && def != "0" {
@@ -102,21 +104,10 @@ func (c *CLI) printHelp() {
 	io.WriteString(c.Stdout, b.String())
 }
 
-// ErrTerminal is the error for a hook payload asked of a terminal: started by
-// hand, a hook would otherwise wait silently for input.
-var ErrTerminal = errors.New("stdin is a terminal: this is a Claude Code hook, it reads a hook payload (JSON) on stdin; see --help")
-
-// IsTerminal reports whether r is a terminal.
-func IsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && isTerminal(f)
-}
-
 // Fail prints err as one stderr line prefixed with the command name and
 // returns ExitFail.
 func (c *CLI) Fail(err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintf(c.Stderr, "%s: %s\n", c.Name, msg)
+	fmt.Fprintf(c.Stderr, "%s: %s\n", c.Name, strings.ReplaceAll(err.Error(), "\n", " "))
 	return ExitFail
 }
 

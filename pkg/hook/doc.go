@@ -1,10 +1,6 @@
-// Package hook is the I/O discipline every flower command shares: reading a
-// Claude Code hook payload from stdin, writing at most one JSON object to
-// stdout, the exit-code rules, flag parsing that never exits 2, and the
-// resolution of the workbench root.
-//
-// Exit codes are chosen on purpose. Claude Code reads exit 2 as "block" (it
-// denies a PreToolUse call and shows stderr to the model on PostToolUse), so a
-// flower hook never exits 2: success is 0, "could not do it" is 1 with one
-// line on stderr, and the action proceeds as if the hook were absent.
+// Package hook is what every flower command shares at its edges: a
+// command line whose flags never exit 2 (Claude Code reads 2 as "block"),
+// one stderr line and exit 1 for anything wrong, a panic turned into that
+// line, the hook payload read and checked from stdin, the one JSON object a
+// hook prints, and where the workbench is.
 package hook

@@ -4,25 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/tidwall/sjson"
 )
 
-// Output builds the one JSON object a hook prints: hookSpecificOutput with the
-// firing event's name (Claude Code discards the whole output when they differ)
-// and the fields set on it.
+// Output builds the one JSON object a hook prints: hookSpecificOutput with
+// the firing event's name (Claude Code discards the whole output when they
+// differ) and the fields set on it, in the order they were set.
 type Output struct {
-	buf []byte
+	buf []byte // the object so far, without its two closing braces
 	err error
 }
 
 // NewOutput starts an output for event.
 func NewOutput(event string) *Output {
-	o := &Output{buf: []byte(`{}`)}
+	o := &Output{buf: []byte(`{"hookSpecificOutput":{`)}
 	return o.Set("hookEventName", event)
 }
 
-// Set sets hookSpecificOutput.<field> to v, encoded with encoding/json.
+// Set sets the field to v, encoded with encoding/json. Each field is set
+// once.
 func (o *Output) Set(field string, v any) *Output {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -32,12 +31,13 @@ func (o *Output) Set(field string, v any) *Output {
 	return o.SetRaw(field, raw)
 }
 
-// SetRaw sets hookSpecificOutput.<field> to raw, which must be valid JSON.
+// SetRaw sets the field to raw, which must be valid JSON.
 func (o *Output) SetRaw(field string, raw []byte) *Output {
-	if o.err != nil {
-		return o
+	if o.buf[len(o.buf)-1] != '{' {
+		o.buf = append(o.buf, ',')
 	}
-	o.buf, o.err = sjson.SetRawBytes(o.buf, "hookSpecificOutput."+field, raw)
+	key, _ := json.Marshal(field)
+	o.buf = append(append(append(o.buf, key...), ':'), raw...)
 	return o
 }
 
@@ -46,7 +46,7 @@ func (o *Output) WriteTo(w io.Writer) (int64, error) {
 	if o.err != nil {
 		return 0, fmt.Errorf("building output: %v", o.err)
 	}
-	n, err := w.Write(append(o.buf, '\n'))
+	n, err := w.Write(append(o.buf, "}}\n"...))
 	return int64(n), err
 }
 

@@ -4,28 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
-	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
-	"github.com/flowerhooks/flower/pkg/jsonscan"
 )
 
-// Payload is a validated hook payload, read with gjson: fields are never
+// Payload is a checked hook payload, read with gjson: fields are never
 // decoded into structs, and untouched parts stay byte-identical.
 type Payload struct {
 	// Raw is the payload as read.
 	Raw string
-	// top holds the top-level members as written, found in one pass: a
-	// payload can carry a tool result of a megabyte, and a lookup by path
-	// from the top would scan past it each time.
+	// top holds the top-level members as written, found by the check: a
+	// payload can carry a tool result of a megabyte, which a lookup by
+	// path from the top would scan past each time.
 	top map[string]string
-	// in and inErr are tool_input's members as ToolInput found them,
-	// once: a Write's tool_input holds the whole file it wrote.
-	in    map[string]string
-	inErr error
 }
 
 // MaxPayload is the most ReadPayload reads. Claude Code cannot build a
@@ -36,6 +33,12 @@ type Payload struct {
 // tokens.
 const MaxPayload = 1 << 30
 
+// MaxNesting bounds how deep arrays and objects nest in a payload. Claude
+// Code writes it with JSON.stringify, which node 22 gives up at 5,000
+// levels (measured); the bound keeps a payload of brackets from costing a
+// frame of the check per byte.
+const MaxNesting = 100_000
+
 // stringFields are the common payload fields that must be strings when present.
 // A payload where one of them has another type is malformed, not "another event".
 var stringFields = []string{
@@ -43,7 +46,26 @@ var stringFields = []string{
 	"agent_id", "agent_type", "tool_name", "tool_use_id", "source", "prompt",
 }
 
-// ReadPayload reads all of r, up to MaxPayload bytes, and validates it as
+// ErrTerminal is the error for a hook payload asked of a terminal: started by
+// hand, a hook would otherwise wait silently for input.
+var ErrTerminal = errors.New("stdin is a terminal: this is a Claude Code hook, it reads a hook payload (JSON) on stdin; see --help")
+
+// IsTerminal reports whether r is a terminal: a character device other
+// than /dev/null, which reads as empty input.
+func IsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
+
+// ReadPayload reads all of r, up to MaxPayload bytes, and checks it as
 // ParsePayload does; a terminal is refused at once (ErrTerminal). The
 // error says in one line what is wrong.
 func ReadPayload(r io.Reader) (*Payload, error) {
@@ -57,32 +79,53 @@ func ReadPayload(r io.Reader) (*Payload, error) {
 	if len(b) > MaxPayload {
 		return nil, fmt.Errorf("stdin is over %d MiB: not a hook payload", MaxPayload>>20)
 	}
-	return ParsePayload(view(b))
+	// Viewed, not copied: nothing writes b once read.
+	return ParsePayload(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
-// ParsePayload validates raw as a hook payload: one JSON object, valid
-// UTF-8, with no key twice at its top level (gjson reads the first of
-// two, Claude Code's JSON.parse the last: a guard would judge another
-// value than the one that takes effect), a string hook_event_name and
-// correctly typed common fields.
-func ParsePayload(raw string) (*Payload, error) {
-	switch {
-	case strings.TrimSpace(raw) == "":
-		return nil, errors.New("empty stdin: expected a hook payload (a JSON object)")
-	case !utf8.ValidString(raw):
-		return nil, errors.New("stdin is not valid UTF-8")
-	// jsonscan.Valid accepts what gjson.Valid accepts, but checks the
-	// bodies of long strings eight bytes a step: on a 1 MB payload,
-	// gjson.Valid made a whole hook run 1.2 to 1.3x slower
-	// (docs/BENCHMARKS.md, "What the read path's pieces buy").
-	case !jsonscan.Valid(raw):
-		return nil, fmt.Errorf("stdin is not valid JSON (%d bytes), or nested deeper than %d levels", len(raw), jsonscan.MaxNesting)
-	case raw[jsonscan.SkipSpace(raw, 0)] != '{':
-		return nil, errors.New("stdin is not a JSON object")
+// firstBuffer holds every realistic payload. It is made, not filled: only
+// the pages a payload fills cost anything, where a buffer grown as it
+// fills would copy the payload and touch twice its pages.
+const firstBuffer = 2 << 20
+
+// readAll reads r whole, as io.ReadAll does, into firstBuffer as far as it
+// goes.
+func readAll(r io.Reader) ([]byte, error) {
+	b := make([]byte, 0, firstBuffer)
+	for len(b) < cap(b) {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	top, err := Members(raw, "")
-	if err != nil {
-		return nil, err
+	rest, err := io.ReadAll(r)
+	return append(b, rest...), err
+}
+
+// ParsePayload checks raw as a hook payload: one JSON object in valid
+// UTF-8, no key twice in any object (gjson reads the first of two, Claude
+// Code's JSON.parse the last: a guard would judge another value than the
+// one that takes effect), a string hook_event_name and correctly typed
+// common fields.
+func ParsePayload(raw string) (*Payload, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, errors.New("empty stdin: expected a hook payload (a JSON object)")
+	}
+	top, err := jsoncheck.Members(raw, MaxNesting)
+	var e *jsoncheck.Error
+	switch {
+	case errors.As(err, &e) && e.Repeated:
+		return nil, duplicateKey(e.Path, e.Key)
+	case err != nil && e.Msg == "not valid UTF-8":
+		return nil, errors.New("stdin is not valid UTF-8")
+	case err != nil:
+		return nil, fmt.Errorf("stdin is not valid JSON (%d bytes): %v at byte %d", len(raw), err, e.Offset)
+	case top == nil:
+		return nil, errors.New("stdin is not a JSON object")
 	}
 	p := &Payload{Raw: raw, top: top}
 	for _, f := range stringFields {
@@ -99,31 +142,9 @@ func ParsePayload(raw string) (*Payload, error) {
 	return p, nil
 }
 
-// Members returns the members of the JSON object obj (valid JSON), each
-// key unescaped, each value as written, or an error when obj holds a key
-// twice: gjson reads the first of two, Claude Code's JSON.parse the last,
-// so a hook would judge another value than the one that takes effect.
-// path names obj in that error ("" for the payload itself). It decodes no
-// value: gjson's ForEach would unescape every string it passes, a copy of
-// a megabyte for a tool result nobody asked about.
-func Members(obj, path string) (map[string]string, error) {
-	out := make(map[string]string, 16)
-	var err error
-	jsonscan.EachMember(obj, func(key, value string, _ int) bool {
-		k := jsonscan.Key(key)
-		if _, dup := out[k]; dup {
-			err = DuplicateKey(path, k)
-			return false
-		}
-		out[k] = value
-		return true
-	})
-	return out, err
-}
-
-// DuplicateKey is the error for an object of the payload, at path (""
+// duplicateKey is the error for an object of the payload, at path (""
 // for the payload itself), that holds key twice.
-func DuplicateKey(path, key string) error {
+func duplicateKey(path, key string) error {
 	if path == "" {
 		return fmt.Errorf("payload has the key %q twice", key)
 	}
@@ -153,15 +174,14 @@ func (p *Payload) Get(path string) gjson.Result {
 // firstKey splits a gjson path at its first dot when the first component is
 // a plain key, one with no character that gjson's path syntax gives a meaning.
 func firstKey(path string) (key, rest string, plain bool) {
-	for i := 0; i < len(path); i++ {
-		switch path[i] {
-		case '.':
-			return path[:i], path[i+1:], i > 0
-		case '\\', '*', '?', '#', '|', '@', '!', '=', '<', '>', '%', '[', ']', '{', '}', '(', ')', '"', ':', ',':
-			return "", "", false
-		}
+	i := strings.IndexAny(path, `.\*?#|@!=<>%[]{}()":,`)
+	switch {
+	case i < 0:
+		return path, "", path != ""
+	case path[i] == '.':
+		return path[:i], path[i+1:], i > 0
 	}
-	return path, "", path != ""
+	return "", "", false
 }
 
 // Event is hook_event_name.
@@ -181,29 +201,15 @@ func (p *Payload) SessionID() string { return p.Get("session_id").String() }
 // of an --agent session, so it does not count.
 func (p *Payload) IsMainThread() bool { return p.Get("agent_id").String() == "" }
 
-// ToolInput returns the members of tool_input (none when it is missing),
-// or the error for a tool_input that holds a key twice.
-func (p *Payload) ToolInput() (map[string]string, error) {
-	if p.in == nil && p.inErr == nil {
-		p.in, p.inErr = Members(p.top["tool_input"], "tool_input")
-	}
-	return p.in, p.inErr
-}
-
 // ToolInputString returns the string field name of tool_input. A field that
-// exists with another type is an error, and so is a tool_input that holds
-// it twice; a missing one is "", false.
+// exists with another type is an error; a missing one is "", false.
 func (p *Payload) ToolInputString(name string) (string, bool, error) {
-	in, err := p.ToolInput()
-	if err != nil {
-		return "", false, err
-	}
-	v := gjson.Parse(in[name])
+	v := p.Get("tool_input." + gjson.Escape(name))
 	switch {
 	case !v.Exists() || v.Type == gjson.Null:
 		return "", false, nil
 	case v.Type != gjson.String:
 		return "", false, fmt.Errorf("payload field %q is %s, want a string", "tool_input."+name, jsonkind.Of(v))
 	}
-	return v.String(), true, nil
+	return v.Str, true, nil
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+
+	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // WorkbenchDirName is the workbench folder under a project.
@@ -16,16 +18,13 @@ func WorkbenchFlag(fs *flag.FlagSet) *string {
 }
 
 // WorkbenchRoot resolves the workbench root, the same way for every command:
-// the --workbench flag, else $FLOWER_WORKBENCH, else $CLAUDE_PROJECT_DIR/.flower
-// (the project root, which does not follow cd), else <cwd>/.flower with cwd
-// from the payload. The result is absolute and cleaned.
+// the --workbench flag, else $FLOWER_WORKBENCH, else DefaultWorkbench. The
+// result is absolute and cleaned.
 //
 // A root the user names (the flag or the variable) has its symlinks
 // resolved here, as far as it exists: the user chose where it leads. The
 // default root is left as it is, and package workbench refuses it if it is
-// a symlink: a repository can commit a .flower that leads anywhere. The
-// project folder above it may be reached through a symlink (the user
-// started Claude Code there).
+// a symlink: a repository can commit a .flower that leads anywhere.
 func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 	dir := flagValue
 	if dir == "" {
@@ -36,7 +35,7 @@ func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return resolveNamed(abs), nil
+		return workbench.Resolve(abs), nil
 	}
 	if root := DefaultWorkbench(payloadCwd); root != "" {
 		return root, nil
@@ -45,9 +44,9 @@ func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 }
 
 // DefaultWorkbench is flower's own choice of workbench for a hook call:
-// WorkbenchDirName in the project folder; "" when no folder is known. The
-// only workbench path flower's words to the model name: any other is the
-// user's text, or a trusted repository's.
+// WorkbenchDirName in the project folder; "" when no folder is known. It is
+// the only workbench path flower's words to the model name: any other is
+// the user's text, or a trusted repository's.
 func DefaultWorkbench(payloadCwd string) string {
 	if project := ProjectDir(payloadCwd); project != "" {
 		return filepath.Join(project, WorkbenchDirName)
@@ -57,9 +56,7 @@ func DefaultWorkbench(payloadCwd string) string {
 
 // ProjectDir is the project folder of a hook call: $CLAUDE_PROJECT_DIR
 // (where the session started; it does not follow cd), else the payload's
-// cwd. The result is absolute, or "" when neither is known. The default
-// workbench and the project's configuration file (package config) are both
-// found from it.
+// cwd. The result is absolute, or "" when neither is known.
 func ProjectDir(cwd string) string {
 	dir := os.Getenv("CLAUDE_PROJECT_DIR")
 	if dir == "" {
@@ -73,19 +70,4 @@ func ProjectDir(cwd string) string {
 		return ""
 	}
 	return abs
-}
-
-// resolveNamed returns the absolute path with the symlinks of its longest
-// existing prefix resolved; the missing rest is joined as it is.
-func resolveNamed(path string) string {
-	rest := ""
-	for p := path; ; p = filepath.Dir(p) {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(p) == p {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
 }

@@ -7,6 +7,7 @@ package jsoncheck
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -46,17 +47,23 @@ const manyKeys = 16
 // objects deep, whose objects hold no key twice; otherwise an *Error.
 func Check(s string, maxDepth int) error {
 	c := checker{s: s}
-	if !utf8.ValidString(s) {
-		return &Error{Offset: invalidUTF8(s), Msg: "not valid UTF-8"}
+	return c.check(maxDepth)
+}
+
+// Members checks s as Check does and, when s is an object, returns its
+// members in the same pass: each key unescaped, each value as written (nil
+// for any other value). A reader of a few top-level keys of a large text,
+// a hook payload with a megabyte of tool output, then finds them without
+// reading the text again.
+func Members(s string, maxDepth int) (map[string]string, error) {
+	c := checker{s: s, members: map[string]string{}}
+	if err := c.check(maxDepth); err != nil {
+		return nil, err
 	}
-	c.space()
-	if err := c.value(maxDepth); err != nil {
-		return err
+	if c.object {
+		return c.members, nil
 	}
-	if c.space(); c.i < len(s) {
-		return c.fail("text after the JSON value")
-	}
-	return nil
+	return nil, nil
 }
 
 type checker struct {
@@ -67,6 +74,26 @@ type checker struct {
 	// object's after its parent's: one slice for the whole text, so that
 	// an object costs no allocation of its own.
 	keys []string
+	// members collects the top-level object's members for Members; start
+	// is where the value being read there begins.
+	members map[string]string
+	start   int
+	object  bool
+}
+
+func (c *checker) check(maxDepth int) error {
+	if !utf8.ValidString(c.s) {
+		return &Error{Offset: invalidUTF8(c.s), Msg: "not valid UTF-8"}
+	}
+	c.space()
+	c.object = c.i < len(c.s) && c.s[c.i] == '{'
+	if err := c.value(maxDepth); err != nil {
+		return err
+	}
+	if c.space(); c.i < len(c.s) {
+		return c.fail("text after the JSON value")
+	}
+	return nil
 }
 
 func (c *checker) fail(msg string) *Error { return &Error{Offset: c.i, Msg: msg} }
@@ -136,6 +163,9 @@ func (c *checker) value(maxDepth int) error {
 				return nil
 			}
 			top := &c.stack[len(c.stack)-1]
+			if len(c.stack) == 1 && top.object && c.members != nil {
+				c.members[top.key] = c.s[c.start:c.i]
+			}
 			c.space()
 			if c.i >= len(c.s) {
 				return c.fail("unexpected end of JSON")
@@ -213,6 +243,9 @@ func (c *checker) key() error {
 	}
 	c.i++
 	c.space()
+	if len(c.stack) == 1 {
+		c.start = c.i
+	}
 	return nil
 }
 
@@ -233,9 +266,7 @@ func (c *checker) path() string {
 func (c *checker) str() (string, error) {
 	s, start := c.s, c.i
 	for i := c.i + 1; i < len(s); {
-		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
-			i++
-		}
+		i = plain(s, i)
 		c.i = i
 		switch {
 		case i == len(s):
@@ -259,6 +290,28 @@ func (c *checker) str() (string, error) {
 		break
 	}
 	return "", c.fail("unexpected end of JSON")
+}
+
+// plain returns the index of the first byte from i on that is a quote, a
+// backslash or a control character, eight bytes a step while none is: a
+// payload's tool output may be a megabyte of text.
+func plain(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		q, bs := x^ones*'"', x^ones*'\\'
+		// The high bit of each byte below 0x20, or equal to a quote or a
+		// backslash (zero once xored); the lowest one set is exact.
+		if m := ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 func hex4(s string) bool {

@@ -3,10 +3,12 @@ package jsoncheck
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 )
 
@@ -71,6 +73,15 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		err := Check(s, 64)
+		members, merr := Members(s, 64)
+		if fmt.Sprint(err) != fmt.Sprint(merr) {
+			t.Fatalf("Check(%q) = %v, Members %v", s, err, merr)
+		}
+		if merr == nil {
+			if diff := cmp.Diff(gjsonMembers(s), members); diff != "" {
+				t.Fatalf("Members(%q) (-gjson +got):\n%s", s, diff)
+			}
+		}
 		valid := json.Valid([]byte(s)) && utf8.ValidString(s) && depth(s) <= 64
 		if err == nil && !gjson.Valid(s) {
 			t.Fatalf("Check(%q) = nil, but gjson.Valid refuses it", s)
@@ -137,4 +148,69 @@ func repeats(s string) bool {
 		return false
 	}
 	return walk()
+}
+
+// gjsonMembers is what gjson says the members of s are; nil when s is not
+// an object.
+func gjsonMembers(s string) map[string]string {
+	v := gjson.Parse(s)
+	if !v.IsObject() {
+		return nil
+	}
+	out := map[string]string{}
+	v.ForEach(func(k, v gjson.Result) bool {
+		out[k.Str] = v.Raw
+		return true
+	})
+	return out
+}
+
+// TestMembers: the top-level members come out as written, and a string's
+// quote, backslash or control character is found wherever it falls in
+// the eight-byte steps.
+func TestMembers(t *testing.T) {
+	for _, s := range []string{
+		`{}`, ` { "a" : 1 , "b":{"c":[1,{"d":2}]} ,"\u0065":"x", "f":[] , "g":{}}  `, `[{"a":1}]`, `"s"`, `1`,
+	} {
+		got, err := Members(s, 8)
+		if err != nil {
+			t.Fatalf("Members(%q): %v", s, err)
+		}
+		if diff := cmp.Diff(gjsonMembers(s), got); diff != "" {
+			t.Errorf("Members(%q) (-gjson +got):\n%s", s, diff)
+		}
+	}
+	for n := range 20 {
+		pad := strings.Repeat("é", n/2) + strings.Repeat("a", n%2)
+		for _, special := range []string{`\"`, `\\`, `\u00e9`, "\x01", "\x1f", `"`} {
+			s := `{"k":"` + pad + special + pad + `","z":1}`
+			want := json.Valid([]byte(s))
+			if got := Check(s, 8) == nil; got != want {
+				t.Errorf("Check(%q) valid %v, want %v", s, got, want)
+			}
+		}
+	}
+}
+
+// TestManyKeys: past manyKeys an object's keys go into a map, and the
+// objects inside it, before and after, keep their own keys apart.
+func TestManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"in":{"a":1,"b":{"a":2}}`)
+	for i := range 20 {
+		fmt.Fprintf(&b, `,"k%d":{"a":%d,"x":[{"a":1}]}`, i, i)
+	}
+	obj := b.String()
+	if err := Check(obj+`}`, 8); err != nil {
+		t.Errorf("20 keys, each with the same inner keys: %v", err)
+	}
+	for _, dup := range []string{`"in"`, `"k3"`, `"k19"`} {
+		var e *Error
+		if err := Check(obj+`,`+dup+`:0}`, 8); !errors.As(err, &e) || !e.Repeated || e.Path != "" {
+			t.Errorf("%s given again: %v", dup, err)
+		}
+	}
+	if err := Check(`{"o":`+obj+`,"p":{"k5":1,"k5":2}}}`, 8); err == nil || !strings.Contains(err.Error(), `"k5"`) {
+		t.Errorf("a repeated key in an object after one of many keys: %v", err)
+	}
 }

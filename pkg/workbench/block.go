@@ -3,6 +3,8 @@ package workbench
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // PromptCap bounds the prompt block in characters. Claude Code 2.1.328 saves
@@ -39,6 +41,27 @@ type ShownEntry struct {
 	Text string `json:"text"` // Entry.text: "path (size): description\n"
 }
 
+// ParseShown reads a Shown saved as JSON; false when b is not one.
+func ParseShown(b []byte) (Shown, bool) {
+	v, ok := parse(b)
+	s := Shown{Trailer: v.Get("trailer").Str}
+	v.Get("entries").ForEach(func(_, e gjson.Result) bool {
+		var se ShownEntry
+		e.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "path":
+				se.Path = v.Str
+			case "text":
+				se.Text = v.Str
+			}
+			return true
+		})
+		s.Entries = append(s.Entries, se)
+		return true
+	})
+	return s, ok && s.Trailer != ""
+}
+
 // EmptyShown is what the block of an empty workbench shows.
 func EmptyShown() Shown {
 	return Shown{Trailer: (&Index{}).trailer(0)}
@@ -58,7 +81,7 @@ func Block(root string, quoted bool, ix *Index, who Audience) (string, Shown, er
 	}
 	if quoted {
 		head = fmt.Sprintf(head, "the folder named below") + quotedHead +
-			fenced([]string{tagEscaper.Replace(strconv.Quote(root)) + "\n"})
+			fenced([]string{escapeTags(strconv.Quote(root)) + "\n"})
 	} else {
 		head = fmt.Sprintf(head, root)
 	}

@@ -38,27 +38,23 @@ const (
 	notebook        // the first cell of a Jupyter notebook
 )
 
-var byExt = map[string]syntax{
-	"sh": hash, "bash": hash, "zsh": hash, "ksh": hash, "fish": hash, "rb": hash, "pl": hash,
-	"pm": hash, "r": hash, "ps1": hash, "yaml": hash, "yml": hash, "toml": hash, "awk": hash,
-	"sed": hash, "tcl": hash, "jl": hash, "nim": hash, "cr": hash, "ex": hash, "exs": hash,
-	"mk": hash, "cmake": hash, "nix": hash, "conf": hash, "cfg": hash, "tf": hash,
-	"py": python, "pyw": python, "pyi": python,
-	"go": slash, "js": slash, "mjs": slash, "cjs": slash, "jsx": slash, "ts": slash, "mts": slash,
-	"cts": slash, "tsx": slash, "c": slash, "h": slash, "cc": slash, "cpp": slash, "cxx": slash,
-	"hpp": slash, "hh": slash, "java": slash, "kt": slash, "kts": slash, "rs": slash, "swift": slash,
-	"scala": slash, "cs": slash, "dart": slash, "zig": slash, "groovy": slash, "gradle": slash,
-	"proto": slash, "php": slash, "css": slash, "scss": slash, "less": slash,
-	"sql": dash, "lua": dash, "hs": dash, "elm": dash,
-	"md": markdown, "markdown": markdown, "mdx": markdown,
-	"txt": text, "text": text, "log": text, "rst": text, "csv": text, "tsv": text,
-	"html": html, "htm": html,
-	"ipynb": notebook,
-}
+// hashNames are files named without an extension that take # comments.
+const hashNames = " makefile gnumakefile dockerfile containerfile rakefile gemfile justfile procfile "
 
-var byName = map[string]syntax{
-	"makefile": hash, "gnumakefile": hash, "dockerfile": hash, "containerfile": hash,
-	"rakefile": hash, "gemfile": hash, "justfile": hash, "procfile": hash,
+// syntaxes are the kinds of file Describe knows by their lower-case
+// extensions, each between spaces.
+var syntaxes = []struct {
+	syntax
+	exts string
+}{
+	{hash, " sh bash zsh ksh fish rb pl pm r ps1 yaml yml toml awk sed tcl jl nim cr ex exs mk cmake nix conf cfg tf "},
+	{python, " py pyw pyi "},
+	{slash, " go js mjs cjs jsx ts mts cts tsx c h cc cpp cxx hpp hh java kt kts rs swift scala cs dart zig groovy gradle proto php css scss less "},
+	{dash, " sql lua hs elm "},
+	{markdown, " md markdown mdx "},
+	{text, " txt text log rst csv tsv "},
+	{html, " html htm "},
+	{notebook, " ipynb "},
 }
 
 // Describe returns the one-line description a file gives of itself in its
@@ -88,13 +84,15 @@ func Describe(name string, head []byte) string {
 }
 
 func kind(name string, lines []string) syntax {
-	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
-	if k, ok := byName[strings.ToLower(base)]; ok {
-		return k
+	base := strings.ToLower(path.Base(strings.ReplaceAll(name, "\\", "/")))
+	if !strings.Contains(base, " ") && strings.Contains(hashNames, " "+base+" ") {
+		return hash
 	}
-	if i := strings.LastIndexByte(base, '.'); i > 0 {
-		if k, ok := byExt[strings.ToLower(base[i+1:])]; ok {
-			return k
+	if i := strings.LastIndexByte(base, '.'); i > 0 && !strings.Contains(base[i:], " ") {
+		for _, s := range syntaxes {
+			if strings.Contains(s.exts, " "+base[i+1:]+" ") {
+				return s.syntax
+			}
 		}
 	}
 	// No known extension: a shebang names the interpreter.
@@ -147,7 +145,7 @@ func commentHeader(k syntax, lines []string) string {
 		case (k == hash || k == python) && strings.HasPrefix(t, "#"):
 			body = strings.TrimLeft(t, "#")
 		case k == slash && strings.HasPrefix(t, "//"):
-			if isDirective(t) {
+			if hasPrefix(t, directives) {
 				continue
 			}
 			body = strings.TrimLeft(t[2:], "/!")
@@ -184,34 +182,34 @@ const (
 	isLicence
 )
 
+// Comment lines that are not a description: a licence's start, and
+// modelines, encoding cookies and linter directives.
+var (
+	licenceStarts = []string{"copyright", "(c)", "©", "spdx-license-identifier"}
+	skipStarts    = []string{"vim:", "vi:", "coding:", "coding=", "shellcheck ", "eslint", "prettier-ignore", "@ts-", "@flow", "type:"}
+	// directives are // lines that instruct a tool: //go:build, // +build,
+	// //nolint, //# sourceMappingURL, /// <reference>.
+	directives = []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"}
+)
+
 // commentWords returns the text of one comment line and whether it is a
-// description (it has a letter or digit and is not a directive), the start
-// of a licence, or neither: a rule, a modeline, an encoding cookie, a linter
-// directive.
+// description (it has a letter or digit and is no directive), the start of
+// a licence, or neither.
 func commentWords(body string) (string, verdict) {
 	t := strings.TrimSpace(strings.Trim(strings.TrimSpace(body), "=*#~"))
 	l := strings.ToLower(t)
 	switch {
-	case strings.HasPrefix(l, "copyright"), strings.HasPrefix(l, "(c)"), strings.HasPrefix(l, "©"),
-		strings.HasPrefix(l, "spdx-license-identifier"):
+	case hasPrefix(l, licenceStarts):
 		return "", isLicence
-	case !hasWord(t),
-		strings.Contains(l, "-*-"),
-		strings.HasPrefix(l, "vim:"), strings.HasPrefix(l, "vi:"),
-		strings.HasPrefix(l, "coding:"), strings.HasPrefix(l, "coding="),
-		strings.HasPrefix(l, "shellcheck "), strings.HasPrefix(l, "eslint"),
-		strings.HasPrefix(l, "prettier-ignore"), strings.HasPrefix(l, "@ts-"),
-		strings.HasPrefix(l, "@flow"), strings.HasPrefix(l, "type:"):
+	case !hasWord(t), strings.Contains(l, "-*-"), hasPrefix(l, skipStarts):
 		return "", isSkip
 	}
 	return t, isWords
 }
 
-// isDirective reports a // line that is an instruction to a tool rather than
-// a comment: //go:build, // +build, //nolint, //# sourceMappingURL, /// <reference>.
-func isDirective(t string) bool {
-	for _, p := range []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"} {
-		if strings.HasPrefix(t, p) {
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}

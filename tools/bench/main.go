@@ -308,10 +308,16 @@ func median(ds []time.Duration) time.Duration {
 
 // ratio is the median of a's round-by-round ratios to b: on a machine whose
 // speed drifts, each round's pair saw the same load.
-func ratio(a, b *arm) float64 {
-	rs := make([]float64, len(a.wall))
-	for i := range a.wall {
-		rs[i] = float64(a.wall[i]) / float64(b.wall[i])
+func ratio(a, b *arm) float64 { return medianRatio(a.wall, b.wall) }
+
+// cpuRatio is ratio of CPU times: on a busy machine, wall time counts the
+// waits for a core, CPU time does not.
+func cpuRatio(a, b *arm) float64 { return medianRatio(a.cpu, b.cpu) }
+
+func medianRatio(a, b []time.Duration) float64 {
+	rs := make([]float64, len(a))
+	for i := range a {
+		rs[i] = float64(a[i]) / float64(b[i])
 	}
 	slices.Sort(rs)
 	return rs[len(rs)/2]
@@ -345,9 +351,9 @@ func (r result) met() string {
 }
 
 func (r result) summary() string {
-	s := fmt.Sprintf("%s (cpu %s), %.2fx %s", ms(median(r.tool.wall)), ms(median(r.tool.cpu)), ratio(r.tool, r.against()), r.against().name)
+	s := fmt.Sprintf("%s (cpu %s), %.2fx %s (cpu %.2fx)", ms(median(r.tool.wall)), ms(median(r.tool.cpu)), ratio(r.tool, r.against()), r.against().name, cpuRatio(r.tool, r.against()))
 	if r.alt != nil {
-		s += fmt.Sprintf("; alt %s (cpu %s): %.2fx this build", ms(median(r.alt.wall)), ms(median(r.alt.cpu)), ratio(r.alt, r.tool))
+		s += fmt.Sprintf("; alt %s (cpu %s): %.2fx this build (cpu %.2fx); alt cpu %.2fx %s", ms(median(r.alt.wall)), ms(median(r.alt.cpu)), ratio(r.alt, r.tool), cpuRatio(r.alt, r.tool), cpuRatio(r.alt, r.against()), r.against().name)
 	}
 	return s
 }
