@@ -302,6 +302,9 @@ func checkConfig(r *report, dir string) {
 			r.ok("configuration", "%s %s read", f.label, f.file.Path)
 		}
 	}
+	if !c.User.Found && !c.Project.Found {
+		r.ok("configuration", "no configuration file: the defaults")
+	}
 	for _, ig := range c.Ignored {
 		r.note("configuration", "project file line %d: %s left out: %s", ig.Line, ig.Key, ig.Why)
 	}

@@ -1,7 +1,8 @@
 // Package flowerconfig is flower-config: it prints the configuration
 // flower's hooks use in a project folder and where each value came from,
-// checks one configuration file (--check), and prints the decision log
-// (--log). docs/REFERENCE.md and the README's Configure section say more.
+// checks one configuration file (--check), prints the decision log (--log),
+// and checks the whole installation (--doctor, package doctor).
+// docs/REFERENCE.md and the README's Configure section say more.
 package flowerconfig
 
 import (
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/flowerhooks/flower/internal/doctor"
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
@@ -26,6 +28,7 @@ const name = "flower-config"
 const usage = `Usage: flower-config [DIR]
        flower-config --check FILE
        flower-config --log [--session ID] [--json] [DIR]
+       flower-config --doctor [--model] [DIR]
 
 Prints the configuration flower's hooks use in the project folder DIR (default
 $CLAUDE_PROJECT_DIR, else the current folder): the user file
@@ -34,8 +37,15 @@ project file (DIR/.claude/flower.json), each key's value and where it came
 from, and the project file's settings left out because the project is not
 trusted. --check checks one file; --log prints the decision log.
 
-Exit codes: 0 done; 1 a configuration file cannot be used (path:line: reason
-on stderr), or another failure.`
+--doctor checks flower on this machine for DIR, locally and in seconds: which
+settings files and plugins wire which hooks (and any wired twice), that each
+binary runs as this version, the Claude Code version, the configuration with
+its errors, the workbench's ignore rules. With --model it then runs one short
+session of Claude Code with your model, to see delegate-guard deny in it.
+
+Exit codes: 0 done (--doctor: all is well); 1 a configuration file cannot be
+used (path:line: reason on stderr), --doctor found a problem, or another
+failure.`
 
 // Main runs flower-config and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -45,10 +55,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	log := c.Flags.Bool("log", false, "print the decision log")
 	session := c.Flags.String("session", "", "with --log: only the decisions of the session whose id starts with `ID`")
 	asJSON := c.Flags.Bool("json", false, "with --log: print the log's lines as they are")
+	doctorFlag := c.Flags.Bool("doctor", false, "check flower's installation for the project folder")
+	model := c.Flags.Bool("model", false, "with --doctor: also run one short session of Claude Code with your model")
 	if code, done := c.Parse(args); done {
 		return code
 	}
 	switch {
+	case *model && !*doctorFlag:
+		return c.Fail(errors.New("--model goes with --doctor (see --help)"))
+	case *doctorFlag && (*check != "" || *log):
+		return c.Fail(errors.New("--doctor takes a folder and nothing else (see --help)"))
 	case c.Flags.NArg() > 1:
 		return c.Fail(fmt.Errorf("%d arguments, want at most one folder (see --help)", c.Flags.NArg()))
 	case *check != "" && (c.Flags.NArg() > 0 || *log):
@@ -80,6 +96,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	} else if dir, err = filepath.Abs(dir); err != nil {
 		return c.Fail(err)
 	}
+	if *doctorFlag {
+		return runDoctor(dir, *model, stdout)
+	}
 	cfg := config.Load(dir)
 	if *log {
 		return printLog(c, cfg, *session, *asJSON)
@@ -90,6 +109,24 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	if problems := append(cfg.Problems(), entries); problems[0] != nil {
 		return c.Fail(problems[0])
+	}
+	return hook.ExitOK
+}
+
+// runDoctor checks the installation for the project folder dir, and with
+// model the real CLI with the user's model; exit 0 only when all is well.
+func runDoctor(dir string, model bool, stdout io.Writer) int {
+	o := doctor.Options{Dir: dir, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+	if o.ConfigDir == "" {
+		home, _ := os.UserHomeDir()
+		o.ConfigDir = filepath.Join(home, ".claude")
+	}
+	problems := doctor.Check(o, stdout)
+	if model && !doctor.Model(o, stdout) {
+		problems++
+	}
+	if problems > 0 {
+		return hook.ExitFail
 	}
 	return hook.ExitOK
 }
