@@ -82,7 +82,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if root, err := hook.WorkbenchRoot(*wb, p.Cwd()); err == nil {
 		artifacts = Artifacts(p.Cwd(), root)
 	}
-	if _, err := hook.Decision("deny", Reason(tool, artifacts, !*noGlance)).WriteTo(stdout); err != nil {
+	if err := c.Print(hook.Decision("deny", Reason(tool, artifacts, !*noGlance))); err != nil {
 		return c.Fail(err)
 	}
 	log.Record("deny", why, decisionlog.Sizes{})

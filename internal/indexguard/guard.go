@@ -235,7 +235,7 @@ func (g *guard) current() (*workbench.Index, error) {
 func (g *guard) quoted() bool { return g.root != hook.DefaultWorkbench(g.p.Cwd()) }
 
 func (g *guard) answer(block string) int {
-	if _, err := hook.NewOutput(g.p.Event()).Set("additionalContext", block).WriteTo(g.cli.Stdout); err != nil {
+	if err := g.cli.Print(hook.NewOutput(g.p.Event()).Set("additionalContext", block)); err != nil {
 		return g.cli.Fail(err)
 	}
 	verdict, why := "index", "the workbench block shown to the model"

@@ -9,12 +9,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/extra"
@@ -209,13 +212,8 @@ func defaultValue(k *Key) *Value {
 	if k.kind == listKind && k.Default != "" {
 		v.List = strings.Split(k.Default, ",")
 	}
-	if k.Name == "log.file" {
-		// State that outlives a session, and no configuration.
-		if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
-			v.Path = filepath.Join(dir, "flower", "decisions.jsonl")
-		} else if home := homeDir(); home != "" {
-			v.Path = filepath.Join(home, ".local", "state", "flower", "decisions.jsonl")
-		}
+	if dir := hook.StateDir(); k.Name == "log.file" && dir != "" {
+		v.Path = filepath.Join(dir, "decisions.jsonl")
 	}
 	return v
 }
@@ -433,7 +431,60 @@ func ForHook(c *hook.CLI, args []string) (p *hook.Payload, cfg *Config, code int
 	if err != nil {
 		return nil, nil, c.Fail(err), true
 	}
-	return p, ForCommand(c, hook.ProjectDir(p.Cwd())), hook.ExitOK, false
+	cfg = ForCommand(c, hook.ProjectDir(p.Cwd()))
+	c.Notice = cfg.notice(p.SessionID(), hook.StateDir())
+	return p, cfg, hook.ExitOK, false
+}
+
+// notice is the line that tells the person, once a session, what of the
+// configuration the hooks could not use (a file they ignore, settings of an
+// untrusted project file left out), and where to learn more; "" when there
+// is nothing to tell, or this session was told it. A session is told again
+// when what is wrong changes. The sessions told are noted as empty files
+// named after the session and the line in dir/notices.
+func (c *Config) notice(session, dir string) string {
+	var says []string
+	for _, err := range c.Problems() {
+		says = append(says, err.Error()+": the hooks run on the defaults in its place")
+	}
+	if n := len(c.Ignored); n > 0 {
+		keys := make([]string, n)
+		for i, ig := range c.Ignored {
+			keys[i] = ig.Key
+		}
+		says = append(says, fmt.Sprintf("%s sets %d setting(s) flower leaves out (%s)", c.Project.Path, n, strings.Join(slices.Compact(keys), ", ")))
+	}
+	if len(says) == 0 || session == "" || dir == "" {
+		return ""
+	}
+	line := "flower: " + strings.Join(says, "; ") + "; flower-config --doctor says more"
+	h := fnv.New64a()
+	io.WriteString(h, session+"\x00"+line)
+	dir = filepath.Join(dir, "notices")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return line
+	}
+	f, err := os.OpenFile(filepath.Join(dir, strconv.FormatUint(h.Sum64(), 36)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "" // told already (or the note cannot be made: better silent than told on every call)
+	}
+	f.Close()
+	pruneNotices(dir, time.Now())
+	return line
+}
+
+// noticeMaxAge is how long the note that a session was told is kept.
+const noticeMaxAge = 7 * 24 * time.Hour
+
+// pruneNotices removes the notes older than noticeMaxAge; it runs when a
+// session is told, which is seldom.
+func pruneNotices(dir string, now time.Time) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > noticeMaxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // ForCommand loads the configuration of the project folder dir for the

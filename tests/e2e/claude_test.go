@@ -217,7 +217,7 @@ func TestCLIAgentTeammates(t *testing.T) {
 		payloads := filepath.Join(s.Dir, "hooks.jsonl")
 		hooks := append(LayerHooks(t, "1"), dumpPayloads("PreToolUse", payloads), dumpPayloads("SessionStart", payloads), dumpPayloads("TeammateIdle", payloads))
 		runInTmux(t, s, prompt, Options{Settings: Settings(hooks...), AllowedTools: handsOn, Env: []string{teams},
-			Args: []string{"--teammate-mode", "tmux", "--permission-mode", "default"}}, func() bool {
+			Args: []string{"--teammate-mode", "tmux", "--permission-mode", "default"}}, func(string) bool {
 			b, _ := os.ReadFile(payloads)
 			return strings.Contains(string(b), `"TeammateIdle"`)
 		})
