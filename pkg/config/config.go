@@ -314,7 +314,9 @@ func (v *Value) set(s *Value, dir string, add bool) {
 // rule; hint ends the reason of a setting left out.
 func (c *Config) fromProject(v *Value, s *Value, trusted bool, hint string) {
 	k := v.Key
-	ignore := func(why string) { c.Ignored = append(c.Ignored, Ignored{Key: k.Name, From: s.From, Line: s.Line, Why: why}) }
+	ignore := func(why string) {
+		c.Ignored = append(c.Ignored, Ignored{Key: k.Name, From: s.From, Line: s.Line, Why: why})
+	}
 	switch {
 	case k.rule == userOnly:
 		ignore("only the user file sets it")
