@@ -119,7 +119,9 @@ func open(root string) (*workbench.Workbench, error) {
 func (g *guard) sessionStart() int {
 	ix := &workbench.Index{}
 	if g.wb != nil {
-		if g.p.Get("source").String() == "startup" {
+		// A new session (a fork is one, with an id of its own since Claude
+		// Code 2.1.214) prunes the records of sessions long idle.
+		if source := g.p.Get("source").String(); source == "startup" || source == "fork" || source == "clear" {
 			g.pruneState(time.Now())
 		}
 		var err error

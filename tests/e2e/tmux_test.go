@@ -81,6 +81,14 @@ func runInTmux(t *testing.T, s *Scenario, prompt string, o Options, done func(sc
 	return screen
 }
 
+// tmuxKeys sends keys to the interactive CLI runInTmux started.
+func tmuxKeys(t *testing.T, s *Scenario, keys ...string) {
+	t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"-S", filepath.Join(s.Dir, "tmux", "e2e"), "send-keys"}, keys...)...).CombinedOutput(); err != nil {
+		t.Errorf("tmux send-keys: %v\n%s", err, out)
+	}
+}
+
 // killTmux kills every tmux server whose socket is in dir and waits for the
 // processes of their panes to end.
 func killTmux(t *testing.T, dir string) {
