@@ -3,6 +3,9 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +15,6 @@ import (
 
 	"github.com/flowerhooks/flower/internal/delegateguard"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
-
 	"github.com/flowerhooks/flower/tests/cputime"
 )
 
@@ -96,6 +98,39 @@ func TestDelegateGuardHostileCommands(t *testing.T) {
 		}
 		if code != 0 || gjson.Get(stdout.String(), "hookSpecificOutput.permissionDecision").String() != "deny" {
 			t.Errorf("%.80q: exit %d, stdout %.200q, stderr %q; want exit 0 and a deny", cmd, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestDelegateGuardTeammate: a teammate of an agent team in a terminal pane
+// of its own is a Claude Code process started with --agent-id, whose
+// payloads carry no agent_id, as the lead's do (tests/e2e
+// TestCLIAgentTeammates): delegate-guard, run by it (here through sh -c, as
+// Claude Code runs hooks), lets its hands-on calls through and gives it no
+// coordinator's rules; the same call from a process without it is denied.
+func TestDelegateGuardTeammate(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "delegate-guard")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/delegate-guard")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	payload := filepath.Join(t.TempDir(), "payload.json")
+	for _, tc := range []struct {
+		event, parentArgs, want string
+	}{
+		{`"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch mate.txt"}`, "--agent-id worker@session-1 --agent-name worker", ""},
+		{`"SessionStart","source":"startup"`, "--agent-id worker@session-1 --agent-name worker", ""},
+		{`"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch mate.txt"}`, "--settings s.json", "deny"},
+		{`"SessionStart","source":"startup"`, "--settings s.json", "You coordinate this session"},
+	} {
+		os.WriteFile(payload, []byte(`{"session_id":"m1","cwd":"/tmp/ws","hook_event_name":`+tc.event+`}`), 0o600)
+		// The trailing ":" keeps sh from exec'ing the hook: sh, with the
+		// arguments, is its parent.
+		cmd := exec.Command("sh", append([]string{"-c", `"$0" < "$1"; :`, bin, payload}, strings.Fields(tc.parentArgs)...)...)
+		out, err := cmd.Output()
+		if err != nil || (tc.want == "") != (len(out) == 0) || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s under a parent with %q: %v, printed %q; want %q", tc.event, tc.parentArgs, err, out, tc.want)
 		}
 	}
 }

@@ -356,6 +356,16 @@ func TestIndexGuardPrunesState(t *testing.T) {
 	if diff := cmp.Diff([]string{"fresh.shown", "new.shown", "old.other", "r.shown"}, names()); diff != "" {
 		t.Errorf(".state after a new session (-want +got):\n%s", diff)
 	}
+	// A fork is a new session too (Claude Code 2.1.214 on).
+	p := filepath.Join(state, "older.shown")
+	os.WriteFile(p, []byte("x\n"), 0o600)
+	os.Chtimes(p, old, old)
+	if code, _, errs := run(t, args, `"hook_event_name":"SessionStart","source":"fork","session_id":"forked"`); code != 0 {
+		t.Fatal(errs)
+	}
+	if slices.Contains(names(), "older.shown") {
+		t.Errorf("a fork did not prune: %v", names())
+	}
 }
 
 // tree lists every path under dir with its size, to show that a run wrote

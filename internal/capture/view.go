@@ -3,7 +3,6 @@ package capture
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -78,7 +77,7 @@ func Detect(event, tool, resp, failure, session string) (m Marked, ok bool) {
 // never makes spill-guard create a workbench); else the error says so and
 // the model gets the result as it came. A file shown whole after a call
 // that has ended is then removed, and old capture files are pruned.
-func Show(m Marked, dir string, o Options, w io.Writer) error {
+func Show(m Marked, dir string, o Options, print func(*hook.Output) error) error {
 	_, err := os.Lstat(dir)
 	var d *spill.Folder
 	if err == nil {
@@ -98,7 +97,7 @@ func Show(m Marked, dir string, o Options, w io.Writer) error {
 		return fmt.Errorf("reading the captured output %s: %v", m.Path, err)
 	}
 	prune(d, time.Now())
-	if _, err := out.WriteTo(w); err != nil {
+	if err := print(out); err != nil {
 		return fmt.Errorf("writing the view of the captured output: %v", err)
 	}
 	// Until the view is printed the file is all there is of the output;
@@ -145,7 +144,11 @@ func view(f *os.File, size int64, m Marked, o Options) (*hook.Output, bool, erro
 		if err != nil {
 			return nil, false, err
 		}
-		return hook.NewOutput("PostToolUseFailure").Set("additionalContext", failureText(c, m)), c.isWhole, nil
+		// The view goes to the model as additionalContext and to the person
+		// as a systemMessage: the tool result, which no hook replaces after
+		// a failure, shows them only the marker line.
+		text := failureText(c, m)
+		return hook.NewOutput("PostToolUseFailure").Set("additionalContext", text).SystemMessage(text), c.isWhole, nil
 	}
 	img, isImage, err := readImage(f, size)
 	if err != nil {

@@ -160,7 +160,7 @@ func show(t *testing.T, p *hook.Payload, dir string, o Options) (string, error) 
 		t.Fatalf("Detect found no marker")
 	}
 	var b strings.Builder
-	if err := Show(m, dir, o, &b); err != nil {
+	if err := Show(m, dir, o, printTo(&b)); err != nil {
 		return "", err
 	}
 	if p.Event() == "PostToolUse" {
@@ -221,7 +221,7 @@ func gotImage(t *testing.T, p *hook.Payload, dir string, o Options) bool {
 	t.Helper()
 	m, _ := detect(p)
 	var b strings.Builder
-	if err := Show(m, dir, o, &b); err != nil {
+	if err := Show(m, dir, o, printTo(&b)); err != nil {
 		t.Fatal(err)
 	}
 	if !gjson.Valid(b.String()) {
@@ -236,7 +236,7 @@ func TestViewKeepsTheRestOfTheResult(t *testing.T) {
 	p := payload(t, "PostToolUse", Marker(path), `,"returnCodeInterpretation":"x","z":[1,{"a":"b"}]`)
 	m, _ := detect(p)
 	var sb strings.Builder
-	if err := Show(m, b.spill, opts, &sb); err != nil {
+	if err := Show(m, b.spill, opts, printTo(&sb)); err != nil {
 		t.Fatal(err)
 	}
 	got := gjson.Get(sb.String(), "hookSpecificOutput.updatedToolOutput").Raw
@@ -366,7 +366,7 @@ func TestViewRefuses(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), ".flower", "spill")
 		p := payload(t, "PostToolUse", Marker(filepath.Join(dir, testName)), "")
 		m, _ := detect(p)
-		if err := Show(m, dir, opts, io.Discard); err == nil {
+		if err := Show(m, dir, opts, printTo(io.Discard)); err == nil {
 			t.Error("no error")
 		}
 		if _, err := os.Stat(filepath.Dir(dir)); err == nil {
@@ -511,4 +511,9 @@ func FuzzFind(f *testing.F) {
 func detect(p *hook.Payload) (Marked, bool) {
 	resp, _ := p.Member("tool_response")
 	return Detect(p.Event(), p.ToolName(), resp, p.Get("error").String(), p.SessionID())
+}
+
+// printTo prints a hook's output to w.
+func printTo(w io.Writer) func(*hook.Output) error {
+	return func(o *hook.Output) error { _, err := o.WriteTo(w); return err }
 }

@@ -117,6 +117,10 @@ var blockMark = func() string {
 	return strings.Split(block, "\n")[1]
 }()
 
+// rulesMark begins delegate-guard's coordinator's rules, by which a session
+// that had them is told from one that had not.
+const rulesMark = "You coordinate this session (flower)"
+
 // spillMatcher is the tools spill-guard is wired for, from the catalog the
 // installer wires.
 var spillMatcher = func() *regexp.Regexp {
@@ -189,6 +193,7 @@ type whatIf struct {
 	largest, smallest int64
 	promptChars       int64 // the first prompt's
 	hasBlock          bool  // index-guard's block is in the session
+	hasRules          bool  // delegate-guard's coordinator's rules are
 	// own counts the session's own general-purpose delegations done, and
 	// ownChars and ownBriefs what their calls and hand-backs and their
 	// briefs hold.
@@ -211,9 +216,10 @@ func (w *whatIf) entry(e *transcript.Entry) {
 		w.manual = gjson.GetBytes(e.Raw, "compactMetadata.trigger").Str == "manual"
 		return
 	}
-	if e.Type == "attachment" && !w.hasBlock && bytes.Contains(e.Raw, []byte(`"hook_additional_context"`)) &&
-		bytes.Contains(e.Raw, []byte(blockMark)) {
-		w.hasBlock = true // layer two is on already
+	if e.Type == "attachment" && bytes.Contains(e.Raw, []byte(`"hook_additional_context"`)) {
+		// Layer two's block, or layer one's rules: on already.
+		w.hasBlock = w.hasBlock || bytes.Contains(e.Raw, []byte(blockMark))
+		w.hasRules = w.hasRules || bytes.Contains(e.Raw, []byte(rulesMark))
 		return
 	}
 	if e.Message == nil || (e.Type != "user" && e.Type != "assistant") {

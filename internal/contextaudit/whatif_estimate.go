@@ -69,6 +69,7 @@ type WhatIf struct {
 		Denials         int64 `json:"denials"`
 		DenialChars     int64 `json:"denial_chars"`
 		DelegationChars int64 `json:"delegation_chars"`
+		RulesChars      int64 `json:"rules_chars"` // the coordinator's rules, at the start and after each compaction
 	} `json:"layer_one"`
 	LayerTwo struct {
 		// Shown is true when the session had index-guard's block
@@ -186,6 +187,10 @@ func (w *whatIf) finish(inline *thread) *WhatIf {
 		}
 	}
 	out.LayerTwo.Shown = w.hasBlock
+	var rulesChars int64
+	if !w.hasRules {
+		rulesChars = int64(workbench.BlockLen(SessionStartPrefix + delegateguard.Rules(strings.Split(delegateguard.DefaultTools, ","), true)))
+	}
 
 	// What each turn added to the context: as recorded, or across a
 	// compaction (where the recorded context fell) its characters.
@@ -248,6 +253,8 @@ func (w *whatIf) finish(inline *thread) *WhatIf {
 		pieceEnd = -1
 	)
 	seg = 0
+	// At the start and after each compaction: layer two's block and layer
+	// one's rules.
 	block := func() {
 		if blockChars > 0 {
 			ctx += tokens(blockChars)
@@ -255,6 +262,9 @@ func (w *whatIf) finish(inline *thread) *WhatIf {
 			out.LayerTwo.Blocks++
 			out.LayerTwo.Chars += blockChars
 		}
+		ctx += tokens(rulesChars)
+		chars += rulesChars
+		out.LayerOne.RulesChars += rulesChars
 	}
 	compact := func(to int64) {
 		ctx = to
@@ -432,9 +442,10 @@ func writeWhatIf(b *strings.Builder, w *WhatIf) error {
 	}
 	fmt.Fprintf(b, "  what if: every layer of flower, estimated (%s)\n", head)
 	l1 := w.LayerOne
-	line("layer one", "%s (%s, %s characters) -> %s (%s characters) after %s (%s characters)",
+	line("layer one", "%s (%s, %s characters) -> %s (%s characters) after %s (%s characters); the coordinator's rules %s characters",
 		plural(l1.Delegations, "piece")+" of work", plural(l1.Turns, "turn"), thousands(l1.Chars),
-		plural(l1.Delegations, "delegation"), thousands(l1.DelegationChars), plural(l1.Denials, "denial"), thousands(l1.DenialChars))
+		plural(l1.Delegations, "delegation"), thousands(l1.DelegationChars), plural(l1.Denials, "denial"), thousands(l1.DenialChars),
+		thousands(l1.RulesChars))
 	if w.LayerTwo.Shown {
 		line("layer two", "nothing to add: the session shows index-guard's block")
 	} else {

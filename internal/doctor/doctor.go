@@ -291,7 +291,7 @@ func checkConfig(r *report, dir string) {
 	for _, f := range []struct {
 		label string
 		file  config.File
-	}{{"user file", c.User}, {"project file", c.Project}} {
+	}{{"user file", c.User}, {"project file", c.Project}, {"local file", c.Local}} {
 		switch {
 		case f.file.Path == "":
 		case f.file.Err != nil:
@@ -302,8 +302,11 @@ func checkConfig(r *report, dir string) {
 			r.ok("configuration", "%s %s read", f.label, f.file.Path)
 		}
 	}
+	if !c.User.Found && !c.Project.Found {
+		r.ok("configuration", "no configuration file: the defaults")
+	}
 	for _, ig := range c.Ignored {
-		r.note("configuration", "project file line %d: %s left out: %s", ig.Line, ig.Key, ig.Why)
+		r.note("configuration", "%s line %d: %s left out: %s", ig.From, ig.Line, ig.Key, ig.Why)
 	}
 	if len(c.Ignored) > 0 && !c.Project.Trusted {
 		r.note("configuration", "to trust this project, add %q to trusted-projects in %s", dir, c.User.Path)

@@ -1,7 +1,8 @@
 // Package flowerconfig is flower-config: it prints the configuration
 // flower's hooks use in a project folder and where each value came from,
-// checks one configuration file (--check), and prints the decision log
-// (--log). docs/REFERENCE.md and the README's Configure section say more.
+// checks one configuration file (--check), prints the decision log (--log),
+// and checks the whole installation (--doctor, package doctor).
+// docs/REFERENCE.md and the README's Configure section say more.
 package flowerconfig
 
 import (
@@ -11,10 +12,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/flowerhooks/flower/internal/doctor"
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
@@ -26,6 +29,8 @@ const name = "flower-config"
 const usage = `Usage: flower-config [DIR]
        flower-config --check FILE
        flower-config --log [--session ID] [--json] [DIR]
+       flower-config --doctor [--model] [DIR]
+       flower-config --trust-local [DIR]
 
 Prints the configuration flower's hooks use in the project folder DIR (default
 $CLAUDE_PROJECT_DIR, else the current folder): the user file
@@ -34,8 +39,19 @@ project file (DIR/.claude/flower.json), each key's value and where it came
 from, and the project file's settings left out because the project is not
 trusted. --check checks one file; --log prints the decision log.
 
-Exit codes: 0 done; 1 a configuration file cannot be used (path:line: reason
-on stderr), or another failure.`
+--trust-local vouches for DIR's .claude/flower.local.json as it is now: from
+then on it counts as yours, like the user file, until its content changes; it
+is also added to .git/info/exclude.
+
+--doctor checks flower on this machine for DIR, locally and in seconds: which
+settings files and plugins wire which hooks (and any wired twice), that each
+binary runs as this version, the Claude Code version, the configuration with
+its errors, the workbench's ignore rules. With --model it then runs one short
+session of Claude Code with your model, to see delegate-guard deny in it.
+
+Exit codes: 0 done (--doctor: all is well); 1 a configuration file cannot be
+used (path:line: reason on stderr), --doctor found a problem, or another
+failure.`
 
 // Main runs flower-config and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -45,10 +61,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	log := c.Flags.Bool("log", false, "print the decision log")
 	session := c.Flags.String("session", "", "with --log: only the decisions of the session whose id starts with `ID`")
 	asJSON := c.Flags.Bool("json", false, "with --log: print the log's lines as they are")
+	doctorFlag := c.Flags.Bool("doctor", false, "check flower's installation for the project folder")
+	model := c.Flags.Bool("model", false, "with --doctor: also run one short session of Claude Code with your model")
+	trustLocal := c.Flags.Bool("trust-local", false, "vouch for the project's .claude/flower.local.json as it is now")
 	if code, done := c.Parse(args); done {
 		return code
 	}
 	switch {
+	case *model && !*doctorFlag:
+		return c.Fail(errors.New("--model goes with --doctor (see --help)"))
+	case (*doctorFlag || *trustLocal) && (*check != "" || *log || *doctorFlag && *trustLocal):
+		return c.Fail(errors.New("--doctor and --trust-local each take a folder and nothing else (see --help)"))
 	case c.Flags.NArg() > 1:
 		return c.Fail(fmt.Errorf("%d arguments, want at most one folder (see --help)", c.Flags.NArg()))
 	case *check != "" && (c.Flags.NArg() > 0 || *log):
@@ -80,6 +103,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	} else if dir, err = filepath.Abs(dir); err != nil {
 		return c.Fail(err)
 	}
+	if *doctorFlag {
+		return runDoctor(dir, *model, stdout)
+	}
+	if *trustLocal {
+		return vouch(c, dir)
+	}
 	cfg := config.Load(dir)
 	if *log {
 		return printLog(c, cfg, *session, *asJSON)
@@ -94,10 +123,72 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return hook.ExitOK
 }
 
+// vouch vouches for the local file of dir and keeps it out of git.
+func vouch(c *hook.CLI, dir string) int {
+	path, err := config.Vouch(dir)
+	if err != nil {
+		return c.Fail(err)
+	}
+	fmt.Fprintf(c.Stdout, "%s: yours as it is now; it counts like your user file until it changes\n", path)
+	exclude := filepath.Join(dir, ".git", "info", "exclude")
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
+		return hook.ExitOK // not a repository's top folder, or a worktree: nothing to ignore it in
+	}
+	const rule = "/" + config.LocalFile
+	b, err := os.ReadFile(exclude)
+	if err != nil && !os.IsNotExist(err) {
+		return c.Fail(err)
+	}
+	if slices.Contains(strings.Split(string(b), "\n"), rule) {
+		return hook.ExitOK
+	}
+	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
+		b = append(b, '\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(exclude), 0o755); err == nil {
+		err = os.WriteFile(exclude, append(b, rule+"\n"...), 0o644)
+	}
+	if err != nil {
+		return c.Fail(fmt.Errorf("adding %s to %s: %v", rule, exclude, err))
+	}
+	fmt.Fprintf(c.Stdout, "%s: ignores %s\n", exclude, rule)
+	return hook.ExitOK
+}
+
+// runDoctor checks the installation for the project folder dir, and with
+// model the real CLI with the user's model; exit 0 only when all is well.
+func runDoctor(dir string, model bool, stdout io.Writer) int {
+	o := doctor.Options{Dir: dir, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+	if o.ConfigDir == "" {
+		home, _ := os.UserHomeDir()
+		o.ConfigDir = filepath.Join(home, ".claude")
+	}
+	problems := doctor.Check(o, stdout)
+	if model && !doctor.Model(o, stdout) {
+		problems++
+	}
+	if problems > 0 {
+		return hook.ExitFail
+	}
+	return hook.ExitOK
+}
+
 // configText is the files, the keys and what was left out.
 func configText(cfg *config.Config, entries error) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "project folder  %s\nuser file       %s\nproject file    %s\n\n", cfg.Dir, fileState(cfg.User, false), fileState(cfg.Project, true))
+	fmt.Fprintf(&b, "project folder  %s\nuser file       %s\nproject file    %s\n", cfg.Dir, fileState(cfg.User, false), fileState(cfg.Project, true))
+	if cfg.Local.Found {
+		state := fileState(cfg.Local, false)
+		switch {
+		case cfg.Local.Err != nil:
+		case cfg.Local.Trusted:
+			state = cfg.Local.Path + " (read; yours: vouched for with --trust-local, or the project is trusted)"
+		default:
+			state = cfg.Local.Path + " (read; not vouched for, so taken as a project file: flower-config --trust-local)"
+		}
+		fmt.Fprintf(&b, "local file      %s\n", state)
+	}
+	b.WriteString("\n")
 	width := 0
 	for _, k := range config.Keys() {
 		width = max(width, len(k.Name))

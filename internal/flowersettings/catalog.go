@@ -51,6 +51,9 @@ type Entry struct {
 var Catalog = []Entry{
 	{Layer: LayerDelegate, Event: "PreToolUse", Matcher: "Bash|Write|Edit|NotebookEdit",
 		Binary: "delegate-guard", Timeout: guardTimeout},
+	// The coordinator's rules, before the main thread works and after each
+	// compaction.
+	{Layer: LayerDelegate, Event: "SessionStart", Binary: "delegate-guard", Timeout: guardTimeout},
 	// A matcher with anything but letters, digits and "|" is an unanchored
 	// regular expression to Claude Code: anchored, "Read" does not match
 	// other tools whose names contain it, while mcp__.* takes every MCP tool.

@@ -119,7 +119,9 @@ func open(root string) (*workbench.Workbench, error) {
 func (g *guard) sessionStart() int {
 	ix := &workbench.Index{}
 	if g.wb != nil {
-		if g.p.Get("source").String() == "startup" {
+		// A new session (a fork is one, with an id of its own since Claude
+		// Code 2.1.214) prunes the records of sessions long idle.
+		if source := g.p.Get("source").String(); source == "startup" || source == "fork" || source == "clear" {
 			g.pruneState(time.Now())
 		}
 		var err error
@@ -235,7 +237,7 @@ func (g *guard) current() (*workbench.Index, error) {
 func (g *guard) quoted() bool { return g.root != hook.DefaultWorkbench(g.p.Cwd()) }
 
 func (g *guard) answer(block string) int {
-	if _, err := hook.NewOutput(g.p.Event()).Set("additionalContext", block).WriteTo(g.cli.Stdout); err != nil {
+	if err := g.cli.Print(hook.NewOutput(g.p.Event()).Set("additionalContext", block)); err != nil {
 		return g.cli.Fail(err)
 	}
 	verdict, why := "index", "the workbench block shown to the model"

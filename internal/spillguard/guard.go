@@ -83,7 +83,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		config.Warn(c, err)
 		return g
 	})
-	did, err := run(p, o, *wb, stdout)
+	did, err := run(c, p, o, *wb)
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -112,13 +112,13 @@ func pass(reason, resp string) outcome {
 }
 
 // run handles the payload and prints the replacement, if any.
-func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, error) {
+func run(c *hook.CLI, p *hook.Payload, o options, wbFlag string) (outcome, error) {
 	event, tool, cwd, id := p.Event(), p.ToolName(), p.Cwd(), p.Get("tool_use_id").String()
 	resp, _ := p.Member("tool_response") // as written: gjson would decode a string result whole
 	// Shown even with the layer off: the model would otherwise see only the
 	// capture layer's marker.
 	if m, ok := capture.Detect(event, tool, resp, p.Get("error").String(), p.SessionID()); ok {
-		return showCaptured(p, m, o, wbFlag, cwd, stdout)
+		return showCaptured(c, p, m, o, wbFlag, cwd)
 	}
 	if event != "PostToolUse" {
 		return outcome{}, nil
@@ -151,7 +151,7 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 	if readsSpill(p, o.glances(), tool, root, dir) {
 		return pass("reads a spill file back", resp), nil
 	}
-	if nowhere(stdout) {
+	if nowhere(c.Stdout) {
 		return outcome{}, errNowhere
 	}
 	folder, err := spill.Open(dir)
@@ -159,14 +159,14 @@ func run(p *hook.Payload, o options, wbFlag string, stdout io.Writer) (outcome, 
 		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
 	defer folder.Close()
-	return spillAll(folder, tool, id, resp, todo, o, stdout)
+	return spillAll(c, folder, tool, id, resp, todo, o)
 }
 
 // showCaptured prints the view of a Bash output the capture layer kept, as
 // the flags say (capture.Options); --main-only does not apply, since the
 // model would otherwise see only the marker. A call that reads a spill file
 // back is shown whole, as any such result is.
-func showCaptured(p *hook.Payload, m capture.Marked, o options, wbFlag, cwd string, stdout io.Writer) (outcome, error) {
+func showCaptured(c *hook.CLI, p *hook.Payload, m capture.Marked, o options, wbFlag, cwd string) (outcome, error) {
 	root, err := hook.WorkbenchRoot(wbFlag, cwd)
 	if err != nil {
 		return outcome{}, err
@@ -178,10 +178,10 @@ func showCaptured(p *hook.Payload, m capture.Marked, o options, wbFlag, cwd stri
 		Tail:      min(2*o.head, o.threshold-o.head),
 		Whole:     readsSpill(p, o.glances(), "Bash", root, dir),
 	}
-	if nowhere(stdout) {
+	if nowhere(c.Stdout) {
 		return outcome{}, errNowhere
 	}
-	if err := capture.Show(m, dir, view, stdout); err != nil {
+	if err := capture.Show(m, dir, view, c.Print); err != nil {
 		return outcome{}, err
 	}
 	return outcome{"capture", "the view of the output the capture layer kept", decisionlog.Sizes{}}, nil
@@ -310,7 +310,7 @@ func repeatedKey(resp string) error {
 // pointer removes the files: an error, a stdout that cannot be written
 // (closed, or a pipe nobody reads), and SIGTERM, SIGINT or SIGHUP (Claude
 // Code's at its timeout or on Esc) during a copy of Claude Code's file.
-func spillAll(folder *spill.Folder, tool, toolUseID, resp string, todo []spillable, o options, stdout io.Writer) (did outcome, err error) {
+func spillAll(c *hook.CLI, folder *spill.Folder, tool, toolUseID, resp string, todo []spillable, o options) (did outcome, err error) {
 	// SIGPIPE on fd 1 would kill the process at the write of the pointer,
 	// after the files were made; ignored, the write fails instead.
 	signal.Ignore(syscall.SIGPIPE)
@@ -356,7 +356,7 @@ func spillAll(folder *spill.Folder, tool, toolUseID, resp string, todo []spillab
 	if ctx.Err() != nil {
 		return did, errors.New("stopped by a signal")
 	}
-	if _, err := hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated).WriteTo(stdout); err != nil {
+	if err := c.Print(hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)); err != nil {
 		return did, fmt.Errorf("writing the pointer: %v", err)
 	}
 	did.verdict, did.reason = "spill", fmt.Sprintf("%d field(s) over %d characters", len(todo), o.threshold)

@@ -66,7 +66,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return c.Fail(fmt.Errorf("reading stdin: %v", err))
 	}
-	s, err := Read(gjson.GetBytes(in, "transcript_path").String(), stateDir())
+	dir := hook.StateDir()
+	if dir != "" {
+		dir = filepath.Join(dir, "status")
+	}
+	s, err := Read(gjson.GetBytes(in, "transcript_path").String(), dir)
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -295,20 +299,6 @@ func short(n int64) string {
 		num, unit = num/1e3, "k"
 	}
 	return strings.TrimSuffix(strconv.FormatFloat(num, 'f', 1, 64), ".0") + unit
-}
-
-// stateDir is where sessions' counts are kept: $XDG_STATE_HOME/flower/status,
-// else ~/.local/state/flower/status; "" when neither is known.
-func stateDir() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "flower", "status")
 }
 
 // stateName is the state file of session id: the id when it is a plain

@@ -6,15 +6,19 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/extra"
@@ -23,11 +27,13 @@ import (
 
 // Config is the effective configuration for one project folder: the
 // defaults, then the user file, then the project file within the trust
-// rule.
+// rule, then the local file (as the user's when vouched for, else as a
+// project file).
 type Config struct {
 	Dir     string // the project folder; "" when none is known
 	User    File
 	Project File
+	Local   File
 	// Ignored are the project file's settings the trust rule left out.
 	Ignored []Ignored
 	values  map[string]*Value
@@ -41,8 +47,10 @@ type File struct {
 	// were not there, and the other file still counts.
 	Err error
 	// Trusted is set for a project file whose folder the user file names in
-	// trusted-projects: it is then taken like the user file.
+	// trusted-projects, and a local file vouched for: it is then taken like
+	// the user file.
 	Trusted bool
+	data    []byte // as read
 }
 
 // Value is a key's effective value and where it came from.
@@ -59,9 +67,11 @@ type Value struct {
 	Extras []extra.Entry
 }
 
-// Ignored is a setting of the project file the trust rule left out.
+// Ignored is a setting of the project or local file the trust rule left
+// out.
 type Ignored struct {
 	Key  string
+	From string // "project file", "local file"
 	Line int
 	Why  string
 }
@@ -71,39 +81,91 @@ const (
 	fromDefault = "default"
 	fromUser    = "user file"
 	fromProject = "project file"
+	fromLocal   = "local file"
 )
 
-// untrusted ends the reason of an ignored project setting.
-const untrusted = "; this project is not trusted (add its folder to trusted-projects in the user file)"
+// untrusted and notVouched end the reason of an ignored setting of the
+// project file and of the local file.
+const (
+	untrusted  = "; this project is not trusted (add its folder to trusted-projects in the user file)"
+	notVouched = "; this local file is not vouched for (flower-config --trust-local, after reading it)"
+)
 
-// Load reads the user file and the project file of the project folder dir
-// ("" for none) and merges them. It never fails: a file that cannot be used
-// is ignored whole and says why in its File.Err.
+// Load reads the user file, and the project file and the local file of the
+// project folder dir ("" for none), and merges them. It never fails: a file
+// that cannot be used is ignored whole and says why in its File.Err.
 func Load(dir string) *Config {
 	c := &Config{Dir: dir, User: File{Path: UserFile()}}
 	user := c.User.load(func(path string) ([]byte, error) { return readFile(path, 0) }, fromUser)
-	var project layer
+	var project, local layer
 	if dir != "" {
-		c.Project.Path = filepath.Join(dir, ProjectFile)
-		project = c.Project.load(func(string) ([]byte, error) { return readProject(dir) }, fromProject)
+		c.Project.Path, c.Local.Path = filepath.Join(dir, ProjectFile), filepath.Join(dir, LocalFile)
+		project = c.Project.load(func(string) ([]byte, error) { return readProject(dir, ProjectFile) }, fromProject)
+		local = c.Local.load(func(string) ([]byte, error) { return readProject(dir, LocalFile) }, fromLocal)
 		c.Project.Trusted = project != nil && trusts(user["trusted-projects"], dir)
+		c.Local.Trusted = local != nil && (c.Project.Trusted || vouched(c.Local.Path, c.Local.data))
 	}
-	if c.merge(user, project) == nil {
+	if c.merge(user, project, local) == nil {
 		return c
 	}
 	// The values do not hold together: the file at fault goes, the user
-	// file alone first, then the project file over what is left.
-	if err := c.merge(user, nil); user != nil && err != nil {
+	// file first, then the project file, then the local file.
+	if err := c.merge(user, nil, nil); user != nil && err != nil {
 		c.User.Err = &FileError{Path: c.User.Path, Msg: err.Error()}
 		user = nil
 		c.Project.Trusted = false // ignored whole: its trusted-projects too
 	}
-	if err := c.merge(user, project); project != nil && err != nil {
+	if err := c.merge(user, project, nil); project != nil && err != nil {
 		c.Project.Err = &FileError{Path: c.Project.Path, Msg: err.Error()}
 		project = nil
 	}
-	c.merge(user, project)
+	if err := c.merge(user, project, local); local != nil && err != nil {
+		c.Local.Err = &FileError{Path: c.Local.Path, Msg: err.Error()}
+		local = nil
+	}
+	c.merge(user, project, local)
 	return c
+}
+
+// Vouch records that the user vouches for the local file of the project
+// folder dir as it is now: from then on it counts as the user's own until
+// its content changes. It returns the file's path.
+func Vouch(dir string) (string, error) {
+	f := File{Path: filepath.Join(dir, LocalFile)}
+	f.load(func(string) ([]byte, error) { return readProject(dir, LocalFile) }, fromLocal)
+	switch {
+	case f.Err != nil:
+		return f.Path, f.Err
+	case !f.Found:
+		return f.Path, fmt.Errorf("%s: no such file", f.Path)
+	}
+	record := vouchRecord(f.Path)
+	if record == "" {
+		return f.Path, errors.New("no state folder: neither $XDG_STATE_HOME nor $HOME is set")
+	}
+	if err := os.MkdirAll(filepath.Dir(record), 0o700); err != nil {
+		return f.Path, err
+	}
+	return f.Path, os.WriteFile(record, f.data, 0o600)
+}
+
+// vouched reports whether the user vouched for data as the content of the
+// local file at path.
+func vouched(path string, data []byte) bool {
+	b, err := readFile(vouchRecord(path), 0)
+	return err == nil && b != nil && bytes.Equal(b, data)
+}
+
+// vouchRecord is where the content the user vouched for of the local file
+// at path is kept: outside the project, so that no repository can write it.
+func vouchRecord(path string) string {
+	dir := hook.StateDir()
+	if dir == "" {
+		return ""
+	}
+	h := fnv.New64a()
+	io.WriteString(h, path)
+	return filepath.Join(dir, "local-files", strconv.FormatUint(h.Sum64(), 36))
 }
 
 // load reads and parses the file f names; nil when it is missing or bad.
@@ -119,6 +181,7 @@ func (f *File) load(read func(string) ([]byte, error), from string) layer {
 	if !f.Found || f.Err != nil {
 		return nil
 	}
+	f.data = data
 	l, err := parse(data, f.Path, from)
 	if err != nil {
 		f.Err = err
@@ -134,7 +197,7 @@ func Check(path string) ([]extra.Entry, error) {
 	f := File{Path: path}
 	l := f.load(func(path string) ([]byte, error) { return readFile(path, 0) }, "file")
 	c := &Config{}
-	switch err := c.merge(l, nil); {
+	switch err := c.merge(l, nil, nil); {
 	case f.Err != nil:
 		return nil, f.Err
 	case !f.Found:
@@ -174,9 +237,10 @@ func expandHome(p string) string {
 	return p
 }
 
-// merge computes the values from the defaults, user and project; an error
-// when the result does not hold together (a head not below the threshold).
-func (c *Config) merge(user, project layer) error {
+// merge computes the values from the defaults, user, project and local
+// layers; an error when the result does not hold together (a head not below
+// the threshold).
+func (c *Config) merge(user, project, local layer) error {
 	c.values = map[string]*Value{}
 	c.Ignored = nil
 	for _, k := range keys {
@@ -185,7 +249,10 @@ func (c *Config) merge(user, project layer) error {
 			v.set(s, c.Dir, false)
 		}
 		if s := project[k.Name]; s != nil {
-			c.fromProject(v, s)
+			c.fromProject(v, s, c.Project.Trusted, untrusted)
+		}
+		if s := local[k.Name]; s != nil {
+			c.fromProject(v, s, c.Local.Trusted, notVouched)
 		}
 		c.values[k.Name] = v
 	}
@@ -209,13 +276,8 @@ func defaultValue(k *Key) *Value {
 	if k.kind == listKind && k.Default != "" {
 		v.List = strings.Split(k.Default, ",")
 	}
-	if k.Name == "log.file" {
-		// State that outlives a session, and no configuration.
-		if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
-			v.Path = filepath.Join(dir, "flower", "decisions.jsonl")
-		} else if home := homeDir(); home != "" {
-			v.Path = filepath.Join(home, ".local", "state", "flower", "decisions.jsonl")
-		}
+	if dir := hook.StateDir(); k.Name == "log.file" && dir != "" {
+		v.Path = filepath.Join(dir, "decisions.jsonl")
 	}
 	return v
 }
@@ -248,19 +310,22 @@ func (v *Value) set(s *Value, dir string, add bool) {
 	v.From, v.Line = from, s.Line
 }
 
-// fromProject applies the project file's s to v under the trust rule.
-func (c *Config) fromProject(v *Value, s *Value) {
+// fromProject applies s, of the project or local file, to v under the trust
+// rule; hint ends the reason of a setting left out.
+func (c *Config) fromProject(v *Value, s *Value, trusted bool, hint string) {
 	k := v.Key
-	ignore := func(why string) { c.Ignored = append(c.Ignored, Ignored{Key: k.Name, Line: s.Line, Why: why}) }
+	ignore := func(why string) {
+		c.Ignored = append(c.Ignored, Ignored{Key: k.Name, From: s.From, Line: s.Line, Why: why})
+	}
 	switch {
 	case k.rule == userOnly:
 		ignore("only the user file sets it")
-	case c.Project.Trusted, k.rule == free:
+	case trusted, k.rule == free:
 		v.set(s, c.Dir, false)
 	case k.rule == onlyOff && (!s.Bool || v.Bool):
 		v.set(s, c.Dir, false)
 	case k.rule == onlyOff:
-		ignore("a project file may turn it off, not on where the " + v.From + " turned it off" + untrusted)
+		ignore("a project file may turn it off, not on where the " + v.From + " turned it off" + hint)
 	case k.rule == addOnly:
 		var dropped, added []string
 		for _, name := range v.List {
@@ -277,10 +342,10 @@ func (c *Config) fromProject(v *Value, s *Value) {
 			v.set(&Value{From: s.From, Line: s.Line, List: append(slices.Clone(v.List), added...)}, c.Dir, true)
 		}
 		if dropped != nil {
-			ignore("leaves out " + strings.Join(dropped, ", ") + ": a project file may add to the list, not take from it" + untrusted)
+			ignore("leaves out " + strings.Join(dropped, ", ") + ": a project file may add to the list, not take from it" + hint)
 		}
 	default:
-		ignore(k.why + untrusted)
+		ignore(k.why + hint)
 	}
 }
 
@@ -305,7 +370,7 @@ func (c *Config) Extras() []extra.Entry {
 // Problems are the errors of the files that cannot be used.
 func (c *Config) Problems() []error {
 	var errs []error
-	for _, f := range []File{c.User, c.Project} {
+	for _, f := range []File{c.User, c.Project, c.Local} {
 		if f.Err != nil {
 			errs = append(errs, f.Err)
 		}
@@ -433,7 +498,60 @@ func ForHook(c *hook.CLI, args []string) (p *hook.Payload, cfg *Config, code int
 	if err != nil {
 		return nil, nil, c.Fail(err), true
 	}
-	return p, ForCommand(c, hook.ProjectDir(p.Cwd())), hook.ExitOK, false
+	cfg = ForCommand(c, hook.ProjectDir(p.Cwd()))
+	c.Notice = cfg.notice(p.SessionID(), hook.StateDir())
+	return p, cfg, hook.ExitOK, false
+}
+
+// notice is the line that tells the person, once a session, what of the
+// configuration the hooks could not use (a file they ignore, settings of an
+// untrusted project file left out), and where to learn more; "" when there
+// is nothing to tell, or this session was told it. A session is told again
+// when what is wrong changes. The sessions told are noted as empty files
+// named after the session and the line in dir/notices.
+func (c *Config) notice(session, dir string) string {
+	var says []string
+	for _, err := range c.Problems() {
+		says = append(says, err.Error()+": the hooks run on the defaults in its place")
+	}
+	if n := len(c.Ignored); n > 0 {
+		keys := make([]string, n)
+		for i, ig := range c.Ignored {
+			keys[i] = ig.Key
+		}
+		says = append(says, fmt.Sprintf("%s sets %d setting(s) flower leaves out (%s)", filepath.Dir(c.Project.Path), n, strings.Join(slices.Compact(keys), ", ")))
+	}
+	if len(says) == 0 || session == "" || dir == "" {
+		return ""
+	}
+	line := "flower: " + strings.Join(says, "; ") + "; flower-config --doctor says more"
+	h := fnv.New64a()
+	io.WriteString(h, session+"\x00"+line)
+	dir = filepath.Join(dir, "notices")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return line
+	}
+	f, err := os.OpenFile(filepath.Join(dir, strconv.FormatUint(h.Sum64(), 36)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "" // told already (or the note cannot be made: better silent than told on every call)
+	}
+	f.Close()
+	pruneNotices(dir, time.Now())
+	return line
+}
+
+// noticeMaxAge is how long the note that a session was told is kept.
+const noticeMaxAge = 7 * 24 * time.Hour
+
+// pruneNotices removes the notes older than noticeMaxAge; it runs when a
+// session is told, which is seldom.
+func pruneNotices(dir string, now time.Time) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > noticeMaxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // ForCommand loads the configuration of the project folder dir for the

@@ -766,3 +766,42 @@ func TestBadEntries(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestLocalFile: .claude/flower.local.json counts as the user's own once
+// the user vouched for its content (Vouch), over the project file; one the
+// repository shipped, or one changed since, counts as a project file.
+func TestLocalFile(t *testing.T) {
+	s := newSandbox(t)
+	local := filepath.Join(s.project, LocalFile)
+	write(t, s.projectFile(), `{"spill-guard": {"threshold": 2000}}`)
+	write(t, local, `{"glances": [{"command": "kubectl get"}], "spill-guard": {"threshold": 9000}}`)
+
+	c := Load(s.project)
+	if c.Local.Trusted || len(c.Extras()) != 0 || c.Value("spill-guard.threshold").Int != 9000 {
+		t.Fatalf("unvouched: trusted %v, extras %v, threshold %v", c.Local.Trusted, c.Extras(), c.Value("spill-guard.threshold"))
+	}
+	if len(c.Ignored) != 1 || c.Ignored[0].Key != "glances" || !strings.HasSuffix(c.Ignored[0].Why, notVouched) {
+		t.Errorf("unvouched, left out: %+v", c.Ignored)
+	}
+	if _, err := Vouch(s.project); err != nil {
+		t.Fatal(err)
+	}
+	c = Load(s.project)
+	if !c.Local.Trusted || len(c.Extras()) != 1 || len(c.Ignored) != 0 || c.Value("glances").From != fromLocal {
+		t.Fatalf("vouched: trusted %v, extras %v, ignored %+v", c.Local.Trusted, c.Extras(), c.Ignored)
+	}
+	// Changed (by a pull, say), it is no longer the user's.
+	write(t, local, `{"glances": [{"command": "kubectl get"}, {"command": "docker ps"}]}`)
+	if c = Load(s.project); c.Local.Trusted || len(c.Extras()) != 0 {
+		t.Errorf("changed after the vouch: trusted %v, extras %v", c.Local.Trusted, c.Extras())
+	}
+	// A symlink is refused, as the project file's is.
+	os.Remove(local)
+	os.Symlink(s.userFile(), local)
+	if c = Load(s.project); c.Local.Err == nil || c.Local.Trusted {
+		t.Errorf("a symlinked local file: err %v, trusted %v", c.Local.Err, c.Local.Trusted)
+	}
+	if _, err := Vouch(s.project); err == nil {
+		t.Error("vouched for a symlink")
+	}
+}

@@ -45,7 +45,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("two layers (-first +second):\n%s", diff)
 		}
 		c := &Config{Dir: "/p", Project: File{Path: path, Found: true}}
-		if err := c.merge(nil, l); err != nil {
+		if err := c.merge(nil, l, nil); err != nil {
 			return
 		}
 		if head, threshold := c.Value("spill-guard.head").Int, c.Value("spill-guard.threshold").Int; head >= threshold {

@@ -38,6 +38,13 @@ const (
 // project's settings (the trust rule, not the name, keeps it in its place).
 const ProjectFile = ".claude/flower.json"
 
+// LocalFile is the user's own file for one project, beside ProjectFile and
+// ignored by git (flower-config --trust-local adds it to .git/info/exclude),
+// as Claude Code keeps .claude/settings.local.json. A repository can ship a
+// file by that name too: it counts as the user's only once the user has
+// vouched for its content (Vouch), else as a project file.
+const LocalFile = ".claude/flower.local.json"
+
 // FileError is why a configuration file cannot be used: its path, the line
 // the problem is on (0 when it is the whole file), and the reason.
 type FileError struct {
@@ -300,13 +307,13 @@ func homeDir() string {
 	return home
 }
 
-// readProject reads ProjectFile under the project folder dir. The file
+// readProject reads name (ProjectFile, LocalFile) under the project folder dir. The file
 // comes with the repository: neither .claude nor flower.json may be a
 // symlink (a link to /dev/zero, or to a file of the user's, is refused,
 // not followed). The user's own file is read with readFile(path, 0): a
 // dotfile manager may link it into a store.
-func readProject(dir string) ([]byte, error) {
-	claude := filepath.Join(dir, filepath.Dir(ProjectFile))
+func readProject(dir, name string) ([]byte, error) {
+	claude := filepath.Join(dir, filepath.Dir(name))
 	fi, err := os.Lstat(claude)
 	switch {
 	case missing(err):
@@ -318,7 +325,7 @@ func readProject(dir string) ([]byte, error) {
 	case !fi.IsDir():
 		return nil, nil // no folder, so no file in it
 	}
-	data, err := readFile(filepath.Join(dir, ProjectFile), syscall.O_NOFOLLOW)
+	data, err := readFile(filepath.Join(dir, name), syscall.O_NOFOLLOW)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, errors.New("a symlink: flower does not follow a symlink in a project")
 	}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +26,9 @@ type CLI struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Flags  *flag.FlagSet
+	// Notice is a line the person is to be told once, with the hook's
+	// output (Print), or alone when the hook prints nothing (Recover).
+	Notice string
 
 	usage   string
 	version *bool
@@ -117,10 +121,28 @@ func (c *CLI) Fail(err error) int {
 //
 // in a Main with a named result, so no panic ever reaches the runtime's
 // default handler (which exits 2).
+//
+// A Notice not yet printed goes out then, alone: a hook that has nothing to
+// say still brings it to the person.
 func (c *CLI) Recover(code *int) {
 	if r := recover(); r != nil {
 		*code = c.Fail(fmt.Errorf("internal error: %v", r))
 	}
+	if *code == ExitOK && c.Notice != "" {
+		msg, _ := json.Marshal(c.Notice)
+		c.Notice = ""
+		fmt.Fprintf(c.Stdout, "{\"systemMessage\":%s}\n", msg)
+	}
+}
+
+// Print writes the hook's output, with the Notice if there is one.
+func (c *CLI) Print(o *Output) error {
+	if c.Notice != "" {
+		o.SystemMessage(c.Notice)
+		c.Notice = ""
+	}
+	_, err := o.WriteTo(c.Stdout)
+	return err
 }
 
 // Release is flower's version: every command's --version, the plugin's

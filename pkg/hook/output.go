@@ -11,6 +11,7 @@ import (
 // differ) and the fields set on it, in the order they were set.
 type Output struct {
 	buf []byte // the object so far, without its two closing braces
+	msg string // systemMessage: shown to the person, not to the model
 	err error
 }
 
@@ -41,12 +42,27 @@ func (o *Output) SetRaw(field string, raw []byte) *Output {
 	return o
 }
 
+// SystemMessage adds a line to the output's systemMessage, which Claude
+// Code shows the person and not the model.
+func (o *Output) SystemMessage(line string) *Output {
+	if o.msg != "" {
+		line = o.msg + "\n" + line
+	}
+	o.msg = line
+	return o
+}
+
 // WriteTo writes the object and a newline.
 func (o *Output) WriteTo(w io.Writer) (int64, error) {
 	if o.err != nil {
 		return 0, fmt.Errorf("building output: %v", o.err)
 	}
-	n, err := w.Write(append(o.buf, "}}\n"...))
+	out := o.buf
+	if o.msg != "" {
+		msg, _ := json.Marshal(o.msg)
+		out = append(append(append([]byte(`{"systemMessage":`), msg...), ','), o.buf[1:]...)
+	}
+	n, err := w.Write(append(out, "}}\n"...))
 	return int64(n), err
 }
 

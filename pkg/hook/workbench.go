@@ -71,3 +71,16 @@ func ProjectDir(cwd string) string {
 	}
 	return abs
 }
+
+// StateDir is where flower keeps state that outlives a session and is no
+// configuration: $XDG_STATE_HOME/flower, else ~/.local/state/flower; ""
+// when neither is known.
+func StateDir() string {
+	if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "flower")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return filepath.Join(home, ".local", "state", "flower")
+	}
+	return ""
+}

@@ -739,3 +739,23 @@ func TestCaptureLongRun(t *testing.T) {
 		t.Errorf("the capture file holds %q, want the output the call printed in the background", b)
 	}
 }
+
+// TestCaptureFailureShownToThePerson: the view of a failed call reaches the
+// person too (the tool result, which no hook replaces after a failure,
+// shows them only the marker line): as a systemMessage, on the screen.
+func TestCaptureFailureShownToThePerson(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	s := NewScenario(t)
+	const prompt = "fail please"
+	s.API.AddMainPrompt(prompt)
+	s.API.Main(Steps(Call(Bash("f", "seq 1 20000; exit 3")), Say("it failed")))
+	o := Options{Settings: captureSettings(t, s, "{}", captureLayers...), AllowedTools: []string{"Bash"},
+		Args: []string{"--permission-mode", "default"}, Env: captureEnv}
+	screen := runInTmux(t, s, prompt, o, func(screen string) bool { return strings.Contains(screen, "it failed") })()
+	// The view's end: the output's last lines in its data fence (its start
+	// has scrolled off a screen of 50 lines).
+	if !regexp.MustCompile(`19999\s+20000\s+` + "```").MatchString(screen) {
+		t.Errorf("the screen does not show the view's tail:\n%s", screen)
+	}
+}

@@ -217,7 +217,12 @@ func TestCLIAgentTeammates(t *testing.T) {
 		payloads := filepath.Join(s.Dir, "hooks.jsonl")
 		hooks := append(LayerHooks(t, "1"), dumpPayloads("PreToolUse", payloads), dumpPayloads("SessionStart", payloads), dumpPayloads("TeammateIdle", payloads))
 		runInTmux(t, s, prompt, Options{Settings: Settings(hooks...), AllowedTools: handsOn, Env: []string{teams},
-			Args: []string{"--teammate-mode", "tmux", "--permission-mode", "default"}}, func() bool {
+			Args: []string{"--teammate-mode", "tmux", "--permission-mode", "default"}}, func(screen string) bool {
+			if strings.Contains(screen, "Do you want to proceed?") {
+				// Claude Code's own permission check asks about the
+				// teammate's command, which flower lets through: yes.
+				tmuxKeys(t, s, "Enter")
+			}
 			b, _ := os.ReadFile(payloads)
 			return strings.Contains(string(b), `"TeammateIdle"`)
 		})
@@ -242,8 +247,11 @@ func TestCLIAgentTeammates(t *testing.T) {
 		if got := firstUserEntry(t, s.Transcript(mate)).Get("message.content").Str; !strings.HasPrefix(got, `<teammate-message teammate_id="team-lead">`) {
 			t.Errorf("the pane teammate's first message is %.100q, want the lead's teammate-message", got)
 		}
-		// delegate-guard treats it as a main thread today.
-		t.Logf("delegate-guard on the pane teammate's Bash: %q", s.ToolResult("mate-bash").Text)
+		// delegate-guard tells it by its transcript: a worker, whose
+		// hands-on call it lets through.
+		if got := s.ToolResult("mate-bash"); got.IsError || !s.Exists("mate.txt") {
+			t.Errorf("delegate-guard stopped the pane teammate's Bash: %q", got.Text)
+		}
 	})
 }
 

@@ -7,16 +7,20 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/flowerhooks/flower/internal/doctor"
 )
 
 // The README's "Check it works" runs exactly as written, in a sandbox HOME,
-// with the real CLI as `claude` on PATH: it must show delegate-guard's own
-// words with flower installed, and say that flower did not run without it.
+// with the real CLI as `claude` on PATH: its model check must show
+// delegate-guard's own words with flower installed, say that flower did not
+// run without it, and tell a model call that failed from both; and leave no
+// folder or session behind.
 
-// readmeCheck returns the README's check command (the first sh block of the
-// section "Check it works") and the output it shows for an install (the
-// first plain block after it).
-func readmeCheck(t *testing.T) (command, shown string) {
+// readmeCheck returns the README's model check (the sh block of the section
+// "Check it works" that runs --model), the output it shows for an install
+// (the plain block after it), and the line it quotes for no install.
+func readmeCheck(t *testing.T) (command, shown, without string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -27,40 +31,40 @@ func readmeCheck(t *testing.T) (command, shown string) {
 		t.Fatal(`README.md has no section "## Check it works"`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	block := func(fence string) string {
-		_, rest, ok := strings.Cut(section, "\n"+fence+"\n")
-		if !ok {
-			t.Fatalf("the README's check has no %q block", fence)
+	block := func(fence, holding string) string {
+		for rest := section; ; {
+			_, after, ok := strings.Cut(rest, "\n"+fence+"\n")
+			if !ok {
+				t.Fatalf("the README's check has no %q block holding %q", fence, holding)
+			}
+			body, next, ok := strings.Cut(after, "\n```\n")
+			if !ok {
+				t.Fatalf("the README's %q block is not closed", fence)
+			}
+			if strings.Contains(body, holding) {
+				section = next
+				return body
+			}
+			rest = next
 		}
-		body, after, ok := strings.Cut(rest, "\n```\n")
-		if !ok {
-			t.Fatalf("the README's %q block is not closed", fence)
-		}
-		section = after
-		return body
 	}
-	return block("```sh"), block("```")
+	command = block("```sh", "--model")
+	shown = block("```", "PreToolUse:Bash hook error")
+	m := regexp.MustCompile("`(no denial: [^`]*)`").FindStringSubmatch(section)
+	if m == nil {
+		t.Fatal("the README's check quotes no `no denial: …` line")
+	}
+	return command, shown, strings.Join(strings.Fields(m[1]), " ")
 }
-
-// readmePrompt is the prompt the check gives claude -p.
-var readmePrompt = regexp.MustCompile(`claude -p '([^']*)'`)
 
 func TestReadmeCheck(t *testing.T) {
 	t.Parallel()
-	command, shown := readmeCheck(t)
-	m := readmePrompt.FindStringSubmatch(command)
-	if m == nil {
-		t.Fatalf("no `claude -p '…'` in the README's check:\n%s", command)
-	}
-	prompt := m[1]
-	_, rm, ok := strings.Cut(prompt, ": ")
-	if !ok {
-		t.Fatalf("the prompt %q does not end in \": <command>\"", prompt)
-	}
+	command, shown, without := readmeCheck(t)
+	_, rm, _ := strings.Cut(doctor.ModelPrompt, ": ")
 	for _, tc := range []struct {
-		name    string
-		install bool
-	}{{"with flower", true}, {"without flower", false}} {
+		name             string
+		install, offline bool
+	}{{"with flower", true, false}, {"without flower", false, false}, {"no model", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := NewScenario(t)
@@ -68,7 +72,7 @@ func TestReadmeCheck(t *testing.T) {
 				runInstall(t, s)
 			}
 			// The scripted model does what the prompt asks, then stops.
-			s.API.AddMainPrompt(prompt)
+			s.API.AddMainPrompt(doctor.ModelPrompt)
 			s.API.Main(Steps(Call(Bash("check", rm)), Say("done")))
 			path := filepath.Join(s.Dir, "path")
 			if err := os.MkdirAll(path, 0o755); err != nil {
@@ -77,30 +81,47 @@ func TestReadmeCheck(t *testing.T) {
 			if err := os.Symlink(claudeBin, filepath.Join(path, "claude")); err != nil {
 				t.Fatal(err)
 			}
+			env := []string{"PATH=" + filepath.Join(s.Home, ".local", "bin") + string(os.PathListSeparator) + path + string(os.PathListSeparator) + os.Getenv("PATH")}
+			if tc.offline {
+				env = append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:1")
+			}
 			cmd := exec.Command("sh", "-c", command)
 			cmd.Dir = s.Work
-			cmd.Env = s.env(Options{Env: []string{"PATH=" + path + string(os.PathListSeparator) + os.Getenv("PATH")}})
+			cmd.Env = s.env(Options{Env: env})
+			if !tc.install { // flower-config from the build, nothing wired
+				cmd.Env = append(cmd.Env, "PATH="+binDir+string(os.PathListSeparator)+strings.TrimPrefix(env[0], "PATH="))
+			}
 			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("the README's check failed: %v\n%s", err, out)
-			}
-			got := string(out)
-			if !tc.install {
-				if want := "no denial: flower did not run (see Troubleshooting)\n"; got != want {
-					t.Errorf("without flower the check printed %q, want %q", got, want)
+			got := strings.TrimSpace(string(out))
+			last := got[strings.LastIndex(got, "\n")+1:]
+			switch {
+			case tc.offline:
+				if err == nil || !strings.Contains(got, "\nthe model call failed: ") {
+					t.Errorf("with no model reachable the check printed (%v):\n%s", err, got)
 				}
-				return
+			case !tc.install:
+				if err == nil || last != without {
+					t.Errorf("without flower the check ended %q (%v), want %q:\n%s", last, err, without, got)
+				}
+			default:
+				// The README shows a made-up temporary folder.
+				folder := regexp.MustCompile(`/\S*/\.flower/artifacts/`)
+				norm := func(s string) string {
+					return folder.ReplaceAllString(strings.TrimSpace(s), "<tmp>/.flower/artifacts/")
+				}
+				if err != nil || !strings.HasSuffix(norm(got), norm(shown)) {
+					t.Errorf("with flower the check printed (%v)\n%s\nthe README shows it ending\n%s", err, got, shown)
+				}
+				if !strings.Contains(got, hookDenial("Bash")+delegateReason("Bash")) {
+					t.Errorf("with flower the check did not print delegate-guard's reason:\n%s", got)
+				}
 			}
-			// The README shows a made-up temporary folder.
-			folder := regexp.MustCompile(`/\S*/\.flower/artifacts/`)
-			norm := func(s string) string {
-				return folder.ReplaceAllString(strings.TrimSpace(s), "<tmp>/.flower/artifacts/")
+			// Nothing left behind: no folder of the check, no session of it.
+			if left, _ := filepath.Glob(filepath.Join(s.Dir, "flower-check-*")); len(left) > 0 {
+				t.Errorf("the check left %v", left)
 			}
-			if norm(got) != norm(shown) {
-				t.Errorf("with flower the check printed\n%s\nthe README shows\n%s", got, shown)
-			}
-			if !strings.HasPrefix(got, hookDenial("Bash")+delegateReason("Bash")) {
-				t.Errorf("with flower the check printed %q, not delegate-guard's reason", got)
+			if left, _ := filepath.Glob(filepath.Join(s.ConfigDir, "projects", "*flower-check-*")); len(left) > 0 {
+				t.Errorf("the check left its session in %v", left)
 			}
 		})
 	}

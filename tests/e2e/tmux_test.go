@@ -29,11 +29,12 @@ func needTmux(t *testing.T) {
 
 // runInTmux starts the interactive CLI in Work, in a tmux session of its own,
 // with o's settings, tools, arguments and environment (o.Prompt is unused),
-// types prompt once it is ready, and waits until done reports true. Every
+// types prompt once it is ready, waits until done reports true, and returns
+// what its screen shows then (and a way to look again). Every
 // tmux server the session or the CLI starts (its teammates' panes) keeps its
 // socket under Dir, and all of them are killed, with what runs in them,
 // before the test's folders are removed.
-func runInTmux(t *testing.T, s *Scenario, prompt string, o Options, done func() bool) {
+func runInTmux(t *testing.T, s *Scenario, prompt string, o Options, done func(screen string) bool) (screen func() string) {
 	t.Helper()
 	// Onboarding, the API key, the folder's trust: what a first run asks.
 	seed := `{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["sk-test"],"rejected":[]},` +
@@ -57,7 +58,7 @@ func runInTmux(t *testing.T, s *Scenario, prompt string, o Options, done func() 
 	}
 	t.Cleanup(func() { killTmux(t, socks) })
 
-	screen := func() string { out, _ := tmux("capture-pane", "-p"); return out }
+	screen = func() string { out, _ := tmux("capture-pane", "-p"); return out }
 	wait := func(what string, ok func() bool) {
 		t.Helper()
 		for end := time.Now().Add(DefaultTimeout); !ok(); time.Sleep(200 * time.Millisecond) {
@@ -67,13 +68,25 @@ func runInTmux(t *testing.T, s *Scenario, prompt string, o Options, done func() 
 		}
 	}
 	wait("show its prompt", func() bool { return strings.Contains(screen(), "❯") })
+	if first := screen(); done(first) {
+		return screen
+	}
 	if out, err := tmux("send-keys", "-l", prompt); err != nil {
 		t.Fatalf("tmux send-keys: %v\n%s", err, out)
 	}
 	if out, err := tmux("send-keys", "Enter"); err != nil {
 		t.Fatalf("tmux send-keys: %v\n%s", err, out)
 	}
-	wait("finish", done)
+	wait("finish", func() bool { return done(screen()) })
+	return screen
+}
+
+// tmuxKeys sends keys to the interactive CLI runInTmux started.
+func tmuxKeys(t *testing.T, s *Scenario, keys ...string) {
+	t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"-S", filepath.Join(s.Dir, "tmux", "e2e"), "send-keys"}, keys...)...).CombinedOutput(); err != nil {
+		t.Errorf("tmux send-keys: %v\n%s", err, out)
+	}
 }
 
 // killTmux kills every tmux server whose socket is in dir and waits for the
