@@ -148,7 +148,7 @@ func (c *CLI) Print(o *Output) error {
 // Release is flower's version: every command's --version, the plugin's
 // .claude-plugin/plugin.json and its marketplace entry say it, and a test
 // (tests/version_test.go) fails when they differ. Tag a release "v"+Release.
-const Release = "0.1.0"
+const Release = "0.2.0"
 
 // Version is Release, followed by the module version the binary was built
 // from when that is another one: a `go install …@latest` of a commit after

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // auditMainBytes and auditSubBytes size the stress case's session: a long
@@ -45,6 +46,7 @@ func init() {
 				Tool:         "context-audit",
 				Args:         []string{"--json", transcriptArg},
 				Target:       "≤ 50 ms",
+				MaxCPU:       50 * time.Millisecond,
 				Runs:         31,
 				Setup:        func(dir string) (string, error) { return "", copyReal(dir, rc.path) },
 				Baseline:     catCase,
@@ -57,6 +59,8 @@ func init() {
 				Tool:   "context-audit",
 				Args:   []string{"--json", transcriptArg},
 				Target: g.target,
+				MaxCPU: g.cpu,
+				MaxRSS: int64(g.size) / 4,
 				Runs:   g.runs,
 				Setup: func(dir string) (string, error) {
 					if err := writeGrown(dir, g.size); err != nil {

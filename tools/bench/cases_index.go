@@ -85,5 +85,5 @@ func init() {
 	register(Case{Name: "index-guard: PostToolUse Write outside (pass)", Tool: "index-guard", Args: wb, Setup: indexWorkbench(indexWriteOut), MaxRatio: passTarget, Target: "≤ 1.3x floor", Runs: 51})
 	// The Write's content rides in the payload twice (input and result).
 	register(Case{Name: "index-guard: PostToolUse Write outside, 1 MB payload (pass)", Tool: "index-guard", Args: wb, Runs: 101,
-		Setup: hookWrite("PostToolUse", "a928725ede41badcf", 500<<10), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
+		Setup: hookWrite("PostToolUse", "a928725ede41badcf", 500<<10), MaxRatio: mbTarget, Target: "≤ 3x floor"})
 }

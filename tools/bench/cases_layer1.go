@@ -25,9 +25,9 @@ func init() {
 	register(Case{Name: "delegate-guard: subagent Write (pass)", Tool: "delegate-guard", Setup: payloadCase(subWrite), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
 	// A Write of a large file: the whole content rides in the payload.
 	register(Case{Name: "delegate-guard: subagent Write, 1 MB payload (pass)", Tool: "delegate-guard", Runs: 101,
-		Setup: hookWrite("PreToolUse", "a928725ede41badcf", 1000<<10), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
+		Setup: hookWrite("PreToolUse", "a928725ede41badcf", 1000<<10), MaxRatio: mbTarget, Target: "≤ 3x floor"})
 	register(Case{Name: "delegate-guard: main-thread Write, 100 KB payload (deny)", Tool: "delegate-guard",
-		Setup: hookWrite("PreToolUse", "", 97<<10), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
+		Setup: hookWrite("PreToolUse", "", 97<<10), MaxRatio: 1.6, Target: "≤ 1.6x floor (as a 100 KB spill)"})
 }
 
 // hookWrite returns a Setup writing a payload of event for a Write of size

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The transcript cases of prune-session and context-audit: real transcripts
@@ -46,8 +47,9 @@ var grownCases = []struct {
 	name   string
 	size   int
 	target string
+	cpu    time.Duration
 	runs   int
-}{{"4 MB", grownBytes, "≤ 50 ms", 31}, {"50 MB", longBytes, "(a very long session)", 11}}
+}{{"4 MB", grownBytes, "≤ 50 ms", 50 * time.Millisecond, 31}, {"50 MB", longBytes, "≤ 1.5 s, RSS under a quarter of the file", 1500 * time.Millisecond, 11}}
 
 // pruneTranscriptBytes is the size of the stress case.
 const pruneTranscriptBytes = 200 << 20
@@ -76,6 +78,7 @@ func init() {
 				// a session with nothing to prune gets no fork to time.
 				Args:         []string{"--keep-recent", "0", transcriptArg},
 				Target:       "≤ 50 ms",
+				MaxCPU:       50 * time.Millisecond,
 				Runs:         31,
 				Setup:        func(dir string) (string, error) { return "", copyReal(dir, rc.path) },
 				After:        removeFork,
@@ -89,6 +92,8 @@ func init() {
 				Tool:         "prune-session",
 				Args:         []string{transcriptArg},
 				Target:       g.target,
+				MaxCPU:       g.cpu,
+				MaxRSS:       int64(g.size) / 4,
 				Runs:         g.runs,
 				Setup:        func(dir string) (string, error) { return "", writeGrown(dir, g.size) },
 				After:        removeFork,

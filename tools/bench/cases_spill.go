@@ -163,11 +163,11 @@ func clearSpill(dir string) error {
 	return nil
 }
 
-// Targets of issue 16: a hook on a realistic payload costs at most this
-// much more than the floor.
+// Targets of issue 25, in CPU time against the floor: a hook on a small
+// payload, and on a megabyte.
 const (
-	passTarget  = 1.3 // when it passes
-	spillTarget = 1.5 // when it writes a spill file
+	passTarget = 1.3
+	mbTarget   = 3.0
 )
 
 func init() {
@@ -180,20 +180,20 @@ func init() {
 	register(Case{Name: "spill-guard: Bash, 2 KB payload (pass)", Tool: "spill-guard", Args: args,
 		Setup: hookPayload("Bash", bashIn, bashResult(logText(1700))), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
 	register(Case{Name: "spill-guard: Bash, 10 KB payload (spill)", Tool: "spill-guard", Args: args,
-		Setup: hookPayload("Bash", bashIn, bashResult(logText(9700))), After: clearSpill, MaxRatio: spillTarget, Target: "≤ 1.5x floor"})
+		Setup: hookPayload("Bash", bashIn, bashResult(logText(9700))), After: clearSpill, MaxRatio: 1.45, Target: "≤ 1.45x floor"})
 	register(Case{Name: "spill-guard: Read, 100 KB payload (spill)", Tool: "spill-guard", Args: args,
-		Setup: hookPayload("Read", readIn, readResult(logText(97<<10))), After: clearSpill, MaxRatio: spillTarget, Target: "≤ 1.5x floor"})
+		Setup: hookPayload("Read", readIn, readResult(logText(97<<10))), After: clearSpill, MaxRatio: 1.6, Target: "≤ 1.6x floor"})
 	register(Case{Name: "spill-guard: Read of an image, 1 MB payload (pass)", Tool: "spill-guard", Args: args, Runs: 101,
-		Setup: hookPayload("Read", readIn, imageResult(1<<20)), MaxRatio: passTarget, Target: "≤ 1.3x floor"})
+		Setup: hookPayload("Read", readIn, imageResult(1<<20)), MaxRatio: mbTarget, Target: "≤ 3x floor"})
 	register(Case{Name: "spill-guard: MCP text, 1 MB payload (spill)", Tool: "spill-guard", Args: args, Runs: 101,
 		Setup: hookPayload("mcp__docs__fetch", `{"url":"https://example.com/big"}`, jsonString(logText(1000<<10))), After: clearSpill,
-		MaxRatio: spillTarget, Target: "≤ 1.5x floor"})
+		MaxRatio: mbTarget, Target: "≤ 3x floor"})
 	// Bash output over 30,000 characters reaches the hook cut, the whole
 	// output in a file: the realistic way a 50 MB output arrives.
 	register(Case{Name: "spill-guard: 50 MB Bash output via persistedOutputPath", Tool: "spill-guard", Args: args, Runs: 21,
 		Setup: spillPersisted(50 << 20), After: clearSpill, Baseline: func(dir, _ string) *exec.Cmd {
 			return exec.Command("cp", filepath.Join(dir, "tool-results", "b1.txt"), filepath.Join(dir, "copy"))
-		}, BaselineName: "cp output", BaselineAfter: removeCopy, MaxRatio: spillTarget, Target: "≤ 1.5x cp"})
+		}, BaselineName: "cp output", BaselineAfter: removeCopy, Target: "none (issue 25 sets none past 1 MB)"})
 	// A stress case: Claude Code never sends a payload this large. No
 	// speed target, only a memory bound.
 	register(Case{Name: "spill-guard: 50 MB stdout in the payload (stress)", Tool: "spill-guard", Args: args, Runs: 11,

@@ -57,10 +57,16 @@ type Case struct {
 	// untimed, and removes what it wrote (removeCopy): a baseline must
 	// write a new file each time, as the tool does.
 	BaselineAfter func(dir string) error
-	// MaxRatio, when set, is the target: the case's wall time at most
-	// this many times the baseline's (the floor's when there is no
-	// baseline), as a median of round-by-round ratios.
+	// MaxRatio, when set, is the target: the case's CPU time at most this
+	// many times the baseline's (the floor's when there is no baseline),
+	// as a median of round-by-round ratios.
 	MaxRatio float64
+	// MaxCPU, when set, is a target in CPU time: the median run at most
+	// this long.
+	MaxCPU time.Duration
+	// MaxRSS, when set, is a memory target: peak RSS at most this many
+	// bytes.
+	MaxRSS int64
 	// MaxRSSPerStdinByte, when set, is a memory target: peak RSS at most
 	// this many times the size of stdin.
 	MaxRSSPerStdinByte float64
@@ -335,14 +341,17 @@ func (r result) against() *arm {
 // met says whether the case meets the targets it states in numbers.
 func (r result) met() string {
 	var miss []string
-	if r.c.MaxRatio > 0 && ratio(r.tool, r.against()) > r.c.MaxRatio {
+	if r.c.MaxRatio > 0 && cpuRatio(r.tool, r.against()) > r.c.MaxRatio || r.c.MaxCPU > 0 && median(r.tool.cpu) > r.c.MaxCPU {
 		miss = append(miss, "time")
+	}
+	if r.c.MaxRSS > 0 && r.tool.rss > r.c.MaxRSS {
+		miss = append(miss, "memory")
 	}
 	if r.c.MaxRSSPerStdinByte > 0 && float64(r.tool.rss) > r.c.MaxRSSPerStdinByte*float64(r.stdinSize) {
 		miss = append(miss, "memory")
 	}
 	switch {
-	case r.c.MaxRatio == 0 && r.c.MaxRSSPerStdinByte == 0:
+	case r.c.MaxRatio == 0 && r.c.MaxRSSPerStdinByte == 0 && r.c.MaxCPU == 0 && r.c.MaxRSS == 0:
 		return ""
 	case len(miss) > 0:
 		return "**missed: " + strings.Join(miss, ", ") + "**"
@@ -374,28 +383,30 @@ func render(results []result, goBench, alt string) string {
 	b.WriteString("figures of a few MiB are a floor rather than the command's own; the large cases are\n")
 	b.WriteString("far above it.\n\n")
 	fmt.Fprintf(&b, "Measured %s on %s, %d cores, %s.\n\n", time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version())
-	b.WriteString("| case | runs | wall | cpu | floor wall | × floor | baseline | baseline wall | baseline cpu | × baseline | peak RSS | target | |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|\n")
+	b.WriteString("Targets (issue 25) are in CPU time: a ratio is the case's CPU time over the floor's (or the\n")
+	b.WriteString("baseline's) in the same rounds, median of the round-by-round ratios.\n\n")
+	b.WriteString("| case | runs | wall | cpu | floor cpu | cpu × floor | baseline | baseline cpu | cpu × baseline | peak RSS | target | |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n")
 	for _, r := range results {
-		baseName, baseWall, baseCPU, baseRatio := "", "", "", ""
+		baseName, baseCPU, baseRatio := "", "", ""
 		if r.base != nil {
-			baseName, baseWall, baseCPU = r.base.name, ms(median(r.base.wall)), ms(median(r.base.cpu))
-			baseRatio = fmt.Sprintf("%.2fx", ratio(r.tool, r.base))
+			baseName, baseCPU = r.base.name, ms(median(r.base.cpu))
+			baseRatio = fmt.Sprintf("%.2fx", cpuRatio(r.tool, r.base))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.2fx | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.2fx | %s | %s | %s | %s | %s | %s |\n",
 			r.c.Name, r.c.Runs, ms(median(r.tool.wall)), ms(median(r.tool.cpu)),
-			ms(median(r.floor.wall)), ratio(r.tool, r.floor),
-			baseName, baseWall, baseCPU, baseRatio, mib(r.tool.rss), r.c.Target, r.met())
+			ms(median(r.floor.cpu)), cpuRatio(r.tool, r.floor),
+			baseName, baseCPU, baseRatio, mib(r.tool.rss), r.c.Target, r.met())
 	}
 	if alt != "" {
 		fmt.Fprintf(&b, "\nThe same rounds also ran %s of each command (`-alt`):\n\n", alt)
-		b.WriteString("| case | this build | other build | other cpu | other / this |\n|---|---:|---:|---:|---:|\n")
+		b.WriteString("| case | this build cpu | other build cpu | other / this (cpu) |\n|---|---:|---:|---:|\n")
 		for _, r := range results {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2fx |\n", r.c.Name, ms(median(r.tool.wall)),
-				ms(median(r.alt.wall)), ms(median(r.alt.cpu)), ratio(r.alt, r.tool))
+			fmt.Fprintf(&b, "| %s | %s | %s | %.2fx |\n", r.c.Name, ms(median(r.tool.cpu)),
+				ms(median(r.alt.cpu)), cpuRatio(r.alt, r.tool))
 		}
 	}
-	b.WriteString(pieces)
+	b.WriteString(reproduce)
 	if goBench != "" {
 		b.WriteString("\n## Go benchmarks\n\n`go test -run '^$' -bench . -benchmem -cpu 1 ./pkg/...`:\n\n```\n")
 		b.WriteString(goBench)

@@ -1,11 +1,18 @@
 package main
 
-import _ "embed"
+// reproduce is the section of BENCHMARKS.md that says how to get these
+// figures again, and how to weigh a change against them.
+const reproduce = `
+## Reproduce
 
-// pieces is the section of docs/BENCHMARKS.md on what each piece of the
-// hooks' read path bought (issue 16). It is not measured by make bench:
-// each row took a build of 2342113 with that one piece removed, timed with
-// -alt against the build with all of them, in the same rounds.
-//
-//go:embed pieces.md
-var pieces string
+` + "`make bench`" + ` runs every case and writes this file; ` + "`go run ./tools/bench -run REGEXP`" + ` runs the
+cases whose name matches, printing the figures as it goes. To weigh a change, build the commands
+of the other version into a folder (` + "`CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o DIR/ ./cmd/...`" + `
+in its checkout) and add ` + "`-alt DIR`" + `: both builds then run in the same rounds, and the table above
+gets their CPU times side by side. On a busy machine read the CPU columns, with many runs
+(` + "`-runs N`" + `): CPU time is counted in scheduler ticks.
+
+The real transcripts are ../shared/transcripts (their README says where each comes from); the
+grown ones are made from them by the Setup of tools/bench/cases_prune.go. The history of what
+each piece of the read path once bought is in git (` + "`git log -- docs/BENCHMARKS.md`" + `).
+`
