@@ -12,12 +12,6 @@ import (
 // climb with ".." out of the folder the line starts in, which may lie
 // just below / (/app, /root).
 
-// network reports whether v names bash's network pseudo-files, which no
-// word of a glance needs.
-func network(v string) bool {
-	return strings.Contains(v, "/dev/tcp") || strings.Contains(v, "/dev/udp")
-}
-
 // readsDevice reports whether a, as it is or as an option's value
 // (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, or
 // may (a glob), read from each of dirs when relative.
@@ -33,22 +27,18 @@ func readsDevice(a arg, dirs []Dir) bool {
 		}
 	}
 	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		if path.IsAbs(p) {
+		switch {
+		case p == "":
+		case path.IsAbs(p):
 			if endless(path.Clean(p), a.glob) {
 				return true
 			}
-			continue
-		}
-		for _, d := range dirs {
-			if d.Path != "" && endless(path.Join(d.Path, p), a.glob) {
+		case slices.ContainsFunc(dirs, func(d Dir) bool { return d.Path != "" && endless(path.Join(d.Path, p), a.glob) }):
+			return true
+		default:
+			if top, ok := climbed(p); ok && endless(top, a.glob) {
 				return true
 			}
-		}
-		if top, ok := climbed(p); ok && endless(top, a.glob) {
-			return true
 		}
 	}
 	return false
@@ -101,28 +91,20 @@ func matches(c, name string, glob bool) bool {
 	return ok || err != nil || strings.Contains(c, "**")
 }
 
-// walksDevices reports whether a, an operand of a command that reads
-// folders recursively (grep -r), is / or lies in /dev, /proc or /sys, or
-// may: there it meets files that never end. walksRoot reports whether a,
-// an operand of one that lists them (find, du, ls -R), is / or may be: the
-// whole file system, every mount, which may not end within the timeout.
-func walksDevices(a arg, dirs []Dir) bool {
-	return anyPath(a, dirs, func(p string) bool {
+// walks reports whether a, an operand of a command that descends into
+// folders, is / or may be: the whole file system, every mount, which may
+// not end within the timeout. For a reader (grep -r, not lists) it
+// reports a folder in /dev, /proc or /sys too, which hold files that never
+// end. Relative, a is taken from each folder of dirs known to be where the
+// line is.
+func walks(a arg, dirs []Dir, lists bool) bool {
+	match := func(p string) bool {
 		first, _, _ := strings.Cut(p[1:], "/")
+		if lists {
+			return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
+		}
 		return p == "/" || matches(first, "dev", a.glob) || matches(first, "proc", a.glob) || matches(first, "sys", a.glob)
-	})
-}
-
-func walksRoot(a arg, dirs []Dir) bool {
-	return anyPath(a, dirs, func(p string) bool {
-		first, _, _ := strings.Cut(p[1:], "/")
-		return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
-	})
-}
-
-// anyPath reports whether match holds for the clean absolute path a names,
-// from each folder of dirs known to be where the line is when relative.
-func anyPath(a arg, dirs []Dir, match func(p string) bool) bool {
+	}
 	if path.IsAbs(a.value) {
 		return match(path.Clean(a.value))
 	}
@@ -190,8 +172,7 @@ func (c *classifier) chdir(operands []arg) string {
 		return "cd changes folders more often than the classifier follows"
 	}
 	for _, d := range dirs[before:] {
-		if d.Path == "/dev" || d.Path == "/proc" || d.Path == "/sys" ||
-			strings.HasPrefix(d.Path, "/dev/") || strings.HasPrefix(d.Path, "/proc/") || strings.HasPrefix(d.Path, "/sys/") {
+		if top, _, _ := strings.Cut(d.Path[1:], "/"); top == "dev" || top == "proc" || top == "sys" {
 			return "cd " + d.Path + ": a folder of devices and kernel streams, where a later relative read may never end"
 		}
 	}

@@ -1,8 +1,10 @@
 package ephemeral
 
 import (
+	"fmt"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -12,8 +14,8 @@ type arg struct {
 	value string // after quote removal
 	src   string // as written, for reasons
 	// glob: an unquoted *, ? or [, which the shell may replace with any
-	// file names, options among them; globLead: one before any fixed
-	// character, so the names may start with "-".
+	// file names; globLead: one before any fixed character, so the names
+	// may start with "-".
 	glob, globLead bool
 	brace          bool // it may brace-expand ({a,b}, {1..3}) into several words
 }
@@ -23,6 +25,11 @@ func (a arg) mayBeOption() bool { return a.globLead || a.glob && strings.HasPref
 
 // isOption reports whether the word is an option: not "-" (stdin) nor "--".
 func (a arg) isOption() bool { return len(a.value) > 1 && a.value[0] == '-' && a.value != "--" }
+
+// plain reports whether the word can only be itself: the value an option
+// takes from the next word, or a script, which a glob or brace could turn
+// into other words.
+func (a arg) plain() bool { return !a.isOption() && a.value != "--" && !a.glob && !a.brace }
 
 // Word returns the value bash passes for w, and whether it holds an
 // unquoted wildcard; ok is false when the value is only known when the
@@ -91,7 +98,7 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 			for _, in := range p.Parts {
 				lit, ok := in.(*syntax.Lit)
 				if !ok {
-					return a, expansionKind(in) + " in " + a.src + ": its value is only known when it runs"
+					return a, nodeWhy(in) + " in " + a.src + ": its value is only known when it runs"
 				}
 				// Inside double quotes a backslash escapes only $ ` " \ and newline.
 				v := lit.Value
@@ -105,7 +112,7 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 				}
 			}
 		default:
-			return a, expansionKind(part) + " in " + a.src + ": its value is only known when it runs"
+			return a, nodeWhy(part) + " in " + a.src + ": its value is only known when it runs"
 		}
 	}
 	a.value = r.buf.String()
@@ -129,19 +136,79 @@ func tildeWhy(v string, start bool) string {
 	return ""
 }
 
-// expansionKind names a word part that is not a literal.
-func expansionKind(p syntax.WordPart) string {
-	switch p.(type) {
-	case *syntax.ParamExp:
-		return "parameter expansion"
-	case *syntax.CmdSubst:
-		return "command substitution"
-	case *syntax.ArithmExp:
-		return "arithmetic expansion"
-	case *syntax.ProcSubst:
-		return "process substitution"
-	case *syntax.ExtGlob:
-		return "extended glob"
+// maxBraceWords caps the words one brace expansion may make in a glance
+// (echo {1..100000000} has bash build them all before echo runs), and
+// maxLineBraceWords those of a line, which are checked one by one.
+const (
+	maxBraceWords     = 256
+	maxLineBraceWords = 4 * maxBraceWords
+)
+
+// braceArgs returns the words w, written src, brace-expands into, each
+// checked as a word written out would be, or why not.
+func (c *classifier) braceArgs(w *syntax.Word, src string) ([]arg, string) {
+	words, why := Braces(w, maxBraceWords)
+	if why != "" {
+		return nil, src + why
 	}
-	return "an expansion"
+	if c.braceMade += len(words); c.braceMade > maxLineBraceWords {
+		return nil, src + fmt.Sprintf(": the line's braces expand into more than %d words", maxLineBraceWords)
+	}
+	args := make([]arg, 0, len(words))
+	for _, ew := range words {
+		a, why := c.r.resolve(ew) // ew's parts lie in the line, not its text
+		a.src, a.brace = a.value, false
+		if why == "" {
+			why = c.opens(a, true)
+		}
+		if why != "" {
+			return nil, src + ": " + why
+		}
+		a.src = src
+		args = append(args, a)
+	}
+	return args, ""
+}
+
+// Braces returns the words bash makes of w by brace expansion (w alone
+// when it has none), or why not: past max words, or a letter sequence
+// from upper to lower case ({Z..a} makes [ \ ] ^ _ and `). It leaves w as
+// it is: syntax.Walk panics on the nodes SplitBraces puts in a word.
+func Braces(w *syntax.Word, max int) ([]*syntax.Word, string) {
+	split := *w
+	if !syntax.SplitBraces(&split) {
+		return []*syntax.Word{w}, ""
+	}
+	if oddSequence(split.Parts) {
+		return nil, " may brace-expand into words the classifier never sees"
+	}
+	var words []*syntax.Word
+	for x, err := range expand.BracesSeq(nil, &split) {
+		if err != nil || len(words) == max {
+			return nil, fmt.Sprintf(" brace-expands into more than %d words", max)
+		}
+		words = append(words, x)
+	}
+	return words, ""
+}
+
+// oddSequence reports whether parts hold a letter sequence from upper to
+// lower case or back, among the brace expansions SplitBraces made (a
+// sequence of two numbers or two letters).
+func oddSequence(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		if from, to := b.Elems[0].Lit(), b.Elems[1].Lit(); b.Sequence && len(from) == 1 && !isDigit(from[0]) && (from[0] < 'a') != (to[0] < 'a') {
+			return true
+		}
+		for _, e := range b.Elems {
+			if oddSequence(e.Parts) {
+				return true
+			}
+		}
+	}
+	return false
 }
