@@ -5,10 +5,11 @@ import (
 	"strings"
 )
 
-// checkTailPlus refuses the obsolete form tail +Nf, which follows like -f.
+// checkTailPlus refuses the obsolete form tail +Nf, which follows like -f,
+// and a glob that may become it (tail +5* with files +5f and +5f.txt).
 func checkTailPlus(w words) string {
 	for _, a := range w.args {
-		if strings.HasPrefix(a.value, "+") && strings.ContainsAny(a.value, "fF") {
+		if strings.HasPrefix(a.value, "+") && (strings.ContainsAny(a.value, "fF") || a.glob) {
 			return "tail " + a.src + " follows the file and never ends"
 		}
 	}

@@ -367,10 +367,11 @@ func (c *classifier) onTable(cmd *command, args []arg) (reason, why string) {
 }
 
 // deep reports whether an option of args is one of names, the options
-// that make a command descend into folders.
+// that make a command descend into folders, or a glob may become one (ls *
+// / with a file named -R walks the whole file system).
 func deep(names []string, args []arg) bool {
 	for _, a := range args {
-		if _, s := denied([]flagRule{{names: names}}, a.value); s != "" && a.isOption() {
+		if _, s := denied([]flagRule{{names: names}}, a.value); s != "" && a.isOption() || a.mayBeOption() {
 			return true
 		}
 	}

@@ -541,6 +541,15 @@ var refused = []classifyCase{
 	{`sed -n s\|a*\|b\|p f`, false, "may expand into another script"},
 	{"sed -n -e s,a*,b,p f", false, "without a plain value"},
 	{"jq -r . ./*.json", true, ""},
+	{"tail +5*", false, "tail +5* follows the file"},
+	// A glob may become an option that descends into folders: with a file
+	// named -R, ls * / walks the whole file system and grep x * /dev reads
+	// /dev/fd's descriptors.
+	{"ls * /", false, "walks the whole file system"},
+	{"grep x * /dev", false, "read recursively"},
+	{"egrep -n x ?* /proc/self", false, "read recursively"},
+	{"ls * src", true, ""},
+	{"grep -n x * src", true, ""},
 	{"jq --arg a b . ./*.json", true, ""},
 	{"cd a b", false, "more operands"},
 	{"cd *", false, "may expand"},
