@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -128,23 +129,17 @@ func printVerdict(out *bytes.Buffer, v ephemeral.Verdict) int {
 // classifyLines answers each line of in, a JSON string, with a
 // {"glance":…,"reason":…} line on out, or returns why a line is refused.
 func classifyLines(in io.Reader, out *bytes.Buffer, g *ephemeral.Glances) string {
-	r := bufio.NewReader(in)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false) // reasons quote shell text such as "> out.txt"
-	for n := 1; ; n++ {
-		raw, err := r.ReadBytes('\n')
+	lines := bufio.NewScanner(in)
+	lines.Buffer(nil, math.MaxInt)
+	for n := 1; lines.Scan(); n++ {
+		raw := lines.Text()
+		v, why := gjson.Parse(raw), ""
 		switch {
-		case len(raw) == 0 && err == io.EOF:
-			return ""
-		case err != nil && err != io.EOF:
-			return "reading stdin: " + err.Error() + " (see " + name + " --help)"
-		}
-		raw = bytes.TrimSuffix(raw, []byte("\n"))
-		v, why := gjson.ParseBytes(raw), ""
-		switch {
-		case len(bytes.TrimSpace(raw)) == 0:
+		case strings.TrimSpace(raw) == "":
 			why = "empty line, want a JSON string"
-		case jsoncheck.Check(string(raw), 64) != nil: // a command is a string: any depth is refused
+		case jsoncheck.Check(raw, 64) != nil: // a command is a string: any depth is refused
 			why = "not valid JSON, want a JSON string"
 		case v.Type != gjson.String:
 			why = jsonkind.Of(v) + ", want a JSON string"
@@ -157,10 +152,11 @@ func classifyLines(in io.Reader, out *bytes.Buffer, g *ephemeral.Glances) string
 			Glance bool   `json:"glance"`
 			Reason string `json:"reason"`
 		}{verdict.Glance, verdict.Reason})
-		if err == io.EOF {
-			return ""
-		}
 	}
+	if err := lines.Err(); err != nil {
+		return "reading stdin: " + err.Error() + " (see " + name + " --help)"
+	}
+	return ""
 }
 
 // printList prints the table: the glances with their rules, the commands

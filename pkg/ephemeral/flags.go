@@ -5,18 +5,16 @@ import (
 	"strings"
 )
 
-// flagRule refuses the options names spells, for why. "-x" is a letter,
-// found in any cluster (-rx): which letters take a value is not known.
-// "--name" is a long option, also abbreviated, as getopt_long and git take
-// any prefix (sort --outp=x). Anything else is a word matched whole (find
-// -delete).
+// flagRule refuses the options names spells, for why: "-x" a letter in
+// any cluster (-rx: which letters take a value is not known), "--name" a
+// long option or any prefix of it, as getopt_long and git read them (sort
+// --outp=x), anything else a whole word (find -delete).
 type flagRule struct {
 	names []string
 	why   string
 }
 
-// denied returns the first of rules the option word v trips, and the
-// spelling it trips.
+// denied returns the first of rules the option word v trips, and how.
 func denied(rules []flagRule, v string) (flagRule, string) {
 	if len(rules) == 0 || len(v) < 2 || v[0] != '-' {
 		return flagRule{}, ""
@@ -48,10 +46,9 @@ type flag struct{ name, value string }
 
 // scan walks args with the allowlist o: the operands, the options with
 // their values and, for an option not on the list, the offending word. A
-// value in the next word must be plain: whether a program reads "-x" there
-// as a value or an option, or which words a glob makes of it, is the kind
-// of guess that lets a write through (uniq -s 1* in, with files 1 and
-// 1out, writes in).
+// value in the next word must be plain: whether a program takes "-x" there
+// for an option, or which words a glob makes, is the guess that lets a
+// write through (uniq -s 1* in, with files 1 and 1out, writes in).
 func (o options) scan(args []arg) (operands []arg, flags []flag, bad string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -132,10 +129,8 @@ func (o options) describe() string {
 	return strings.Join(slices.SortedStableFunc(slices.Values(o), func(a, b string) int { return kind(a) - kind(b) }), " ")
 }
 
-// add puts the spelling of an extra entry's option on o, as -x, -x X,
-// --name, --name=X or --name[=X] whatever the entry calls the value
-// (-n VALUE, --format=FMT): x a letter or digit, a long name letters,
-// digits and inner dashes, a value's name letters, digits, _ and -.
+// add puts an extra entry's option on o, spelled as o spells it whatever
+// the entry calls the value (-n VALUE, --format=FMT, --color[=WHEN]).
 func (o *options) add(spec string) bool {
 	name, sep, value := spec, "", ""
 	if i := strings.IndexAny(spec, " =["); i >= 0 {

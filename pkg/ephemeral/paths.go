@@ -6,15 +6,11 @@ import (
 	"strings"
 )
 
-// Paths are read as the kernel reads them once bash has handed them over:
-// cleaned (//dev/zero, /tmp/../dev/zero), relative ones from each folder
-// a cd earlier in the line may have moved to, and as reaching / when they
-// climb with ".." out of the folder the line starts in, which may lie
-// just below / (/app, /root).
-
 // readsDevice reports whether a, as it is or as an option's value
-// (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, or
-// may (a glob), read from each of dirs when relative.
+// (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, or may
+// (a glob): cleaned as the kernel reads it (//dev/zero), from each folder
+// of dirs when relative, and from / when it climbs with ".." out of the
+// folder the line starts in, which may lie just below / (/app, /root).
 func readsDevice(a arg, dirs []Dir) bool {
 	if len(dirs) <= 1 && strings.IndexByte(a.value, '/') < 0 {
 		return false // the usual word: relative, from the folder the line starts in
@@ -45,8 +41,7 @@ func readsDevice(a arg, dirs []Dir) bool {
 }
 
 // climbed returns the path p, relative or under ~/, names from a folder
-// just below / when it climbs out of it with "..": ../../dev/zero is
-// /dev/zero from /app. ok is false when p does not climb.
+// just below / when it climbs out of it (../../dev/zero from /app), or false.
 func climbed(p string) (string, bool) {
 	rel, home := strings.CutPrefix(p, "~/")
 	if rel = path.Clean(rel); !home && path.IsAbs(p) || rel != ".." && !strings.HasPrefix(rel, "../") {
@@ -92,11 +87,9 @@ func matches(c, name string, glob bool) bool {
 }
 
 // walks reports whether a, an operand of a command that descends into
-// folders, is / or may be: the whole file system, every mount, which may
-// not end within the timeout. For a reader (grep -r, not lists) it
-// reports a folder in /dev, /proc or /sys too, which hold files that never
-// end. Relative, a is taken from each folder of dirs known to be where the
-// line is.
+// folders, is or may be / (every mount: it may not end within the
+// timeout), or for a reader (grep -r) a folder in /dev, /proc or /sys,
+// which hold files that never end.
 func walks(a arg, dirs []Dir, lists bool) bool {
 	match := func(p string) bool {
 		first, _, _ := strings.Cut(p[1:], "/")
@@ -151,13 +144,12 @@ func Cd(dirs []Dir, target string, max int) ([]Dir, bool) {
 	return next, true
 }
 
-// maxDirs caps the folders the classifier follows cds into, the folder
-// the line starts in included.
+// maxDirs caps the folders cds are followed into, the first included.
 const maxDirs = 9
 
-// chdir follows a cd with these operands and returns why it is refused,
-// or "": not into /dev, /proc or /sys, as Claude Code carries the folder
-// over to the next call, whose relative reads cannot be placed.
+// chdir follows a cd with these operands, or says why not: not into /dev,
+// /proc or /sys, as Claude Code carries the folder over to the next call,
+// whose relative reads cannot be placed.
 func (c *classifier) chdir(operands []arg) string {
 	c.cdSeen = true
 	if len(operands) == 0 {

@@ -24,9 +24,9 @@ type command struct {
 
 const noOperands = -1
 
-// hasRules reports whether any argument can make the command not a glance:
+// hasRules reports whether an argument can make the command not a glance:
 // then a glob that may expand to an option is refused (sort * with a file
-// named "-ofoo" writes foo).
+// named -ofoo writes foo).
 func (c *command) hasRules() bool {
 	return len(c.deny) > 0 && !c.globsPass || c.allow != nil || c.check != nil || c.limit != 0
 }

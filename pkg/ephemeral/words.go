@@ -11,13 +11,9 @@ import (
 // arg is an argument word with the value bash passes, known before the
 // command runs (a word with an expansion never becomes an arg).
 type arg struct {
-	value string // after quote removal
-	src   string // as written, for reasons
-	// glob: an unquoted *, ? or [, which the shell may replace with any
-	// file names; globLead: one before any fixed character, so the names
-	// may start with "-".
-	glob, globLead bool
-	brace          bool // it may brace-expand ({a,b}, {1..3}) into several words
+	value, src     string // after quote removal; as written, for reasons
+	glob, globLead bool   // an unquoted *, ? or [; one before any fixed character, so it may expand to "-…"
+	brace          bool   // it may brace-expand ({a,b}, {1..3}) into several words
 }
 
 // mayBeOption reports whether the word may expand into an option.
@@ -26,17 +22,15 @@ func (a arg) mayBeOption() bool { return a.globLead || a.glob && strings.HasPref
 // isOption reports whether the word is an option: not "-" (stdin) nor "--".
 func (a arg) isOption() bool { return len(a.value) > 1 && a.value[0] == '-' && a.value != "--" }
 
-// plain reports whether the word can only be itself: the value an option
-// takes from the next word, or a script, which a glob or brace could turn
-// into other words.
+// plain reports whether the word can only be itself, as an option's value
+// or a script must: a glob or a brace may make other words of it.
 func (a arg) plain() bool { return !a.isOption() && a.value != "--" && !a.glob && !a.brace }
 
 // Word returns the value bash passes for w, and whether it holds an
 // unquoted wildcard; ok is false when the value is only known when the
 // command runs (an expansion, $'…', ~user).
 func Word(w *syntax.Word) (value string, glob, ok bool) {
-	var r resolver
-	a, why := r.resolve(w)
+	a, why := new(resolver).resolve(w)
 	return a.value, a.glob, why == ""
 }
 
@@ -124,8 +118,8 @@ func (r *resolver) resolve(w *syntax.Word) (arg, string) {
 }
 
 // tildeWhy returns why a literal holds a tilde whose folder is only known
-// when it runs, or "". At the start of a word (start) only ~ and ~/…
-// pass; after = or : bash expands one too (a=~root/x), so it never does.
+// when it runs, or "": at the start of a word only ~ and ~/… pass, and
+// none after = or :, where bash expands one too (a=~root/x).
 func tildeWhy(v string, start bool) string {
 	if start && strings.HasPrefix(v, "~") && v != "~" && !strings.HasPrefix(v, "~/") {
 		return "tilde expansion " + quoteShort(v) + ": its folder is only known when it runs"
@@ -136,16 +130,15 @@ func tildeWhy(v string, start bool) string {
 	return ""
 }
 
-// maxBraceWords caps the words one brace expansion may make in a glance
-// (echo {1..100000000} has bash build them all before echo runs), and
-// maxLineBraceWords those of a line, which are checked one by one.
+// The words brace expansions may make, checked one by one: bash builds
+// them all before the command runs (echo {1..100000000}).
 const (
 	maxBraceWords     = 256
 	maxLineBraceWords = 4 * maxBraceWords
 )
 
 // braceArgs returns the words w, written src, brace-expands into, each
-// checked as a word written out would be, or why not.
+// checked as a word written out, or why not.
 func (c *classifier) braceArgs(w *syntax.Word, src string) ([]arg, string) {
 	words, why := Braces(w, maxBraceWords)
 	if why != "" {
@@ -193,8 +186,7 @@ func Braces(w *syntax.Word, max int) ([]*syntax.Word, string) {
 }
 
 // oddSequence reports whether parts hold a letter sequence from upper to
-// lower case or back, among the brace expansions SplitBraces made (a
-// sequence of two numbers or two letters).
+// lower case or back, among the brace expansions SplitBraces made.
 func oddSequence(parts []syntax.WordPart) bool {
 	for _, p := range parts {
 		b, ok := p.(*syntax.BraceExp)
