@@ -152,10 +152,11 @@ func unvouched(cmd string) string {
 // commentHidesLine reports whether a comment of f goes on past a
 // backslash-newline, as the parser reads it; bash ends it at the newline
 // and runs the next line.
-func commentHidesLine(f *syntax.File, src string) (hides bool) {
+func commentHidesLine(f *syntax.File, src string) bool {
 	if strings.IndexByte(src, '#') < 0 {
 		return false
 	}
+	hides := false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Comment); ok && (strings.HasSuffix(strings.TrimSuffix(c.Text, "\n"), `\`) || strings.Contains(c.Text, "\\\n")) {
 			hides = true
