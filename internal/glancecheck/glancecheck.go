@@ -2,8 +2,8 @@
 // ephemeral as a command: the verdict on one command line, on JSON Lines
 // of them (--jsonl), or the table itself (--list), with the extra entries
 // of the configuration of the folder it runs in, as delegate-guard reads
-// them there (docs/REFERENCE.md, "What is a glance"). Exit 0 for a glance
-// or done, 1 for not a glance, 3 for a usage or input error, never 2.
+// them there. Exit 0 for a glance or done, 1 for not a glance, 3 for a
+// usage or input error, never 2.
 package glancecheck
 
 import (
@@ -13,11 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -30,15 +30,7 @@ import (
 
 const name = "glance-check"
 
-// maxDepth bounds a line's nesting: a command is a string, and an array or
-// object around it is refused whatever its depth.
-const maxDepth = 64
-
-const (
-	exitGlance    = 0
-	exitNotGlance = 1
-	exitUsage     = 3 // apart from "not a glance" (1)
-)
+const exitUsage = 3 // 1 is "not a glance"
 
 const usage = `Usage: glance-check 'CMD' | --jsonl < lines | --list
 
@@ -53,10 +45,9 @@ both lets glances through and expires their results.
 
 Exit codes: 0 glance or done, 1 not a glance, 3 usage or input error.`
 
-// retiredHook answers the --hook mode of earlier versions, which approved
-// glances: an allow skips Claude Code's own permission checks, which ask
-// about commands the table once called glances. A settings file may still
-// wire it.
+// retiredHook answers the --hook mode of earlier versions, which a
+// settings file may still wire: its allow skipped Claude Code's own
+// permission checks.
 const retiredHook = "--hook was retired: glance-check no longer approves commands, Claude Code's own " +
 	"permission check decides; remove this hook from your settings (./install.sh does it)"
 
@@ -76,33 +67,26 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	if code, done := c.Parse(args); done {
 		if code != hook.ExitOK {
-			return exitUsage // Parse printed the line; 1 would mean "not a glance"
+			return exitUsage // Parse printed the line
 		}
 		return code
 	}
 	wd, _ := os.Getwd()
 	g, err := ephemeral.NewGlances(config.ForCommand(c, hook.ProjectDir(wd)).Extras())
 	config.Warn(c, err)
-	modes := 0
-	for _, on := range []bool{*jsonl, *list, c.Flags.NArg() > 0} {
-		if on {
-			modes++
-		}
-	}
 	var out bytes.Buffer
-	switch {
-	case modes == 0:
+	switch n := c.Flags.NArg(); {
+	case !*jsonl && !*list && n == 0:
 		return fail(c, "give a command to check, or --jsonl or --list (see "+name+" --help)")
-	case modes > 1:
+	case *jsonl && *list, (*jsonl || *list) && n > 0:
 		return fail(c, "give one mode: a command, --jsonl or --list (see "+name+" --help)")
-	case c.Flags.NArg() > 1:
-		return fail(c, fmt.Sprintf("%d arguments: quote the command as one argument (see %s --help)", c.Flags.NArg(), name))
+	case n > 1:
+		return fail(c, fmt.Sprintf("%d arguments: quote the command as one argument (see %s --help)", n, name))
 	case *jsonl:
 		// Built whole before it is written: a bad line leaves stdout empty.
 		if msg := classifyLines(c.Stdin, &out, g); msg != "" {
 			return fail(c, msg)
 		}
-		code = exitGlance
 	case *list:
 		printList(&out, g)
 	default:
@@ -122,17 +106,16 @@ func fail(c *hook.CLI, msg string) int {
 // printVerdict prints v and each segment's reason; a segment holding a
 // control character (a newline) is quoted, to keep it on one line.
 func printVerdict(out *bytes.Buffer, v ephemeral.Verdict) int {
-	verdict, code := "not a glance", exitNotGlance
+	verdict, code := "not a glance", 1
 	if v.Glance {
-		verdict, code = "glance", exitGlance
+		verdict, code = "glance", 0
 	}
 	fmt.Fprintf(out, "%s: %s\n", verdict, v.Reason)
 	for _, s := range v.Segments {
 		mark, cmd := "no    ", s.Command
-		switch {
-		case s.Glance:
+		if s.Glance {
 			mark = "glance"
-		case s.MainThread:
+		} else if s.MainThread {
 			mark = "main  "
 		}
 		if strings.ContainsFunc(cmd, func(r rune) bool { return r < ' ' || r == 0x7f }) {
@@ -146,26 +129,17 @@ func printVerdict(out *bytes.Buffer, v ephemeral.Verdict) int {
 // classifyLines answers each line of in, a JSON string, with a
 // {"glance":…,"reason":…} line on out, or returns why a line is refused.
 func classifyLines(in io.Reader, out *bytes.Buffer, g *ephemeral.Glances) string {
-	r := bufio.NewReader(in)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false) // reasons quote shell text such as "> out.txt"
-	for n := 1; ; n++ {
-		raw, err := r.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
-			return ""
-		}
-		if err != nil && err != io.EOF {
-			return "reading stdin: " + err.Error() + " (see " + name + " --help)"
-		}
-		raw = bytes.TrimSuffix(raw, []byte("\n"))
-		v := gjson.ParseBytes(raw)
-		why := ""
+	lines := bufio.NewScanner(in)
+	lines.Buffer(nil, math.MaxInt)
+	for n := 1; lines.Scan(); n++ {
+		raw := lines.Text()
+		v, why := gjson.Parse(raw), ""
 		switch {
-		case !utf8.Valid(raw):
-			why = "not valid UTF-8"
-		case len(bytes.TrimSpace(raw)) == 0:
+		case strings.TrimSpace(raw) == "":
 			why = "empty line, want a JSON string"
-		case jsoncheck.Check(string(raw), maxDepth) != nil:
+		case jsoncheck.Check(raw, 64) != nil: // a command is a string: any depth is refused
 			why = "not valid JSON, want a JSON string"
 		case v.Type != gjson.String:
 			why = jsonkind.Of(v) + ", want a JSON string"
@@ -178,10 +152,11 @@ func classifyLines(in io.Reader, out *bytes.Buffer, g *ephemeral.Glances) string
 			Glance bool   `json:"glance"`
 			Reason string `json:"reason"`
 		}{verdict.Glance, verdict.Reason})
-		if err == io.EOF {
-			return ""
-		}
 	}
+	if err := lines.Err(); err != nil {
+		return "reading stdin: " + err.Error() + " (see " + name + " --help)"
+	}
+	return ""
 }
 
 // printList prints the table: the glances with their rules, the commands
@@ -196,17 +171,17 @@ func printList(out *bytes.Buffer, g *ephemeral.Glances) {
 			width = max(width, len(e.Command))
 		}
 	}
-	never, extra := false, false
+	header := ""
 	for _, e := range entries {
-		if e.Extra && !extra {
+		switch {
+		case e.Extra && header != "extra":
+			header = "extra"
 			out.WriteString("\nExtra entries of the configuration (flower-config):\n")
-			extra = true
+		case !e.Glance && !e.MainThread && header == "":
+			header = "never"
+			out.WriteString("\nNever a glance:\n")
 		}
 		if !e.Glance && !e.MainThread {
-			if !never {
-				out.WriteString("\nNever a glance:\n")
-				never = true
-			}
 			fmt.Fprintf(out, "  %s: %s\n", e.About, e.Command)
 			continue
 		}

@@ -34,10 +34,10 @@ func readsSpill(p *hook.Payload, g *ephemeral.Glances, tool, root, dir string) b
 	return false
 }
 
-// A spill file read and spilled again is the loop above; a glance let
-// through wrongly only costs the context its output takes. So a word whose
-// meaning is open is taken to name a spill file, and so is every word of a
-// command past the caps below, which keep the work linear and bounded.
+// A spill file read and spilled again is that loop; a glance let through
+// wrongly only costs the context its output takes. So a word whose meaning
+// is open is taken to name a spill file, and so is every word of a command
+// past the caps below, which keep the work linear and bounded.
 const (
 	maxBases      = 64      // folders words are tried in: n cds could make 2^n
 	maxBraceWords = 256     // words one brace expansion is tried as
@@ -47,39 +47,32 @@ const (
 // namesSpillFile reports whether a word of cmd may name a file in the spill
 // folder dir: tried from the payload cwd, from the workbench root, and from
 // every folder a cd with a plain argument moves to from either, wherever it
-// stands in cmd (ephemeral.Cd). A glob or brace names one when some path
-// it may expand to lies in dir. Words only known when cmd runs are none.
+// stands in cmd. A glob or brace names one when some path it may expand to
+// lies in dir; a word only known when cmd runs names none.
 func namesSpillFile(cmd, cwd, root, dir string) bool {
 	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 	if err != nil {
 		return false
 	}
-	// Mark is set for the folders reached from the workbench root: the
-	// command runs there only if the payload's cwd is wrong, so wildcards
-	// in folder names (*/*.go) are not matched on the way down to dir.
+	// The command runs in root only if the payload's cwd is wrong: from
+	// there (Mark) wildcards in folder names (*/*.go) are not matched.
 	bases := []ephemeral.Dir{{Path: cwd}, {Path: root, Mark: true}}
+	var words []*syntax.Word
 	ok := true
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if call, isCall := n.(*syntax.CallExpr); isCall && ok {
-			if target, isCd := cdTarget(call); isCd {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			if target, isCd := cdTarget(n); isCd && ok {
 				bases, ok = ephemeral.Cd(bases, target, maxBases)
 			}
-		}
-		return ok
-	})
-	if !ok {
-		return true
-	}
-	l := looker{dir: dir, left: maxPaths, holds: map[string]bool{}, down: map[string]downTo{}}
-	found := false
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if w, isWord := n.(*syntax.Word); isWord && !found {
-			found = l.word(w, bases)
+		case *syntax.Word:
+			words = append(words, n)
 			return false
 		}
-		return !found
+		return true
 	})
-	return found
+	l := looker{dir: dir, left: maxPaths, holds: map[string]bool{}, down: map[string]downTo{}}
+	return !ok || slices.ContainsFunc(words, func(w *syntax.Word) bool { return l.word(w, bases) })
 }
 
 // cdTarget is the folder a cd call moves to, when it is a plain word.
@@ -116,9 +109,8 @@ func value(w *syntax.Word) (string, bool, bool) {
 	return v, glob, ok
 }
 
-// looker tries the words of one command against the spill folder dir. It
-// remembers what it learnt of each folder, so that a folder is resolved
-// once however many words name files in it, and it counts the paths tried.
+// looker tries the words of one command against the spill folder dir,
+// resolving a folder once however many words name files in it.
 type looker struct {
 	dir   string
 	left  int               // paths still to be tried before the answer is "it may"
@@ -132,7 +124,7 @@ type downTo struct {
 }
 
 // word reports whether w, tried from each of bases, may name a file in
-// dir; the value of a --flag=value word is tried too.
+// dir; so may the value of a --flag=value word.
 func (l *looker) word(w *syntax.Word, bases []ephemeral.Dir) bool {
 	words, why := ephemeral.Braces(w, maxBraceWords)
 	if why != "" {
@@ -161,16 +153,16 @@ func (l *looker) word(w *syntax.Word, bases []ephemeral.Dir) bool {
 	return false
 }
 
-// maxPathBytes is the longest path the kernel opens (PATH_MAX on Linux): a
-// longer word names no file, unless a wildcard stands for part of it.
+// maxPathBytes is PATH_MAX on Linux: a longer word names no file, unless a
+// wildcard stands for part of it.
 const maxPathBytes = 4096
 
 // path reports whether p, a path taken from b (a pattern if glob), may
-// name a file strictly inside dir. Up to the folder that holds its first
-// wildcard it is a plain path: if that folder is dir or inside it, every
-// expansion is; if it holds dir (and b is no guess), the rest of p is
-// matched against the way down to dir, and must go deeper. "*" is taken
-// to match dot names (dotglob may be on), "**" any depth (globstar).
+// name a file strictly inside dir. Up to the folder of its first wildcard
+// it is a plain path: if that folder is in dir, every expansion is; if it
+// holds dir (and b is no guess), the rest of p is matched against the way
+// down to dir, and must go deeper. "*" may match dot names (dotglob), "**"
+// any depth (globstar).
 func (l *looker) path(b ephemeral.Dir, p string, glob bool) bool {
 	i := -1
 	if glob {
@@ -224,8 +216,7 @@ func (l *looker) folderHolds(folder string) bool {
 	return h
 }
 
-// inBase is path taken relative to base, when it is not absolute and there
-// is a base.
+// inBase is path taken from base, when it is relative and there is a base.
 func inBase(base, path string) string {
 	if filepath.IsAbs(path) || base == "" {
 		return path
@@ -233,8 +224,8 @@ func inBase(base, path string) string {
 	return filepath.Join(base, path)
 }
 
-// openRegular opens path for reading and checks it is a regular file. The
-// open does not block, so a FIFO planted at the path cannot hang the hook.
+// openRegular opens path for reading, not blocking on a FIFO planted
+// there, and checks it is a regular file.
 func openRegular(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

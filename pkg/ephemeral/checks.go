@@ -5,10 +5,11 @@ import (
 	"strings"
 )
 
-// checkTailPlus refuses the obsolete form tail +Nf, which follows like -f.
+// checkTailPlus refuses the obsolete form tail +Nf, which follows like -f,
+// and a glob that may become it (tail +5* with files +5f and +5f.txt).
 func checkTailPlus(w words) string {
 	for _, a := range w.args {
-		if strings.HasPrefix(a.value, "+") && strings.ContainsAny(a.value, "fF") {
+		if strings.HasPrefix(a.value, "+") && (strings.ContainsAny(a.value, "fF") || a.glob) {
 			return "tail " + a.src + " follows the file and never ends"
 		}
 	}
@@ -45,10 +46,9 @@ func checkDate(w words) string {
 	return ""
 }
 
-// checkTest refuses the operands of test and [ through which bash
-// evaluates code in a quoted word: -v and -R take a variable name, whose
-// subscript bash evaluates (test -v 'a[$(touch p)]' runs touch); a "[" in
-// any operand is refused too, whatever operator it follows.
+// checkTest refuses the operands through which bash evaluates code in a
+// quoted word: -v and -R take a variable name, whose subscript bash
+// evaluates (test -v 'a[$(touch p)]' runs touch); a "[" in any operand too.
 func checkTest(w words) string {
 	for _, a := range w.args {
 		switch {
@@ -79,8 +79,29 @@ func checkSeq(w words) string {
 var jqLoops = []string{"repeat", "range", "until", "while", "recurse", "combinations", "def", "import", "include"}
 
 // checkJq refuses a jq word that names one of jqLoops as a function or
-// keyword; the same name as a field (.range) or variable ($range) passes.
+// keyword (the same name as a field, .range, or variable, $range, passes),
+// and a glob up to the filter, which may expand into one (jq -n r* with a
+// file named repeat(1)).
 func checkJq(w words) string {
+	values := 0 // the words the option before takes
+	for _, a := range w.args {
+		if a.glob {
+			return "jq " + a.src + " may expand into the filter, which is checked as written"
+		}
+		if values > 0 {
+			values--
+			continue
+		}
+		if !a.isOption() && a.value != "--" {
+			break // the filter
+		}
+		switch { // the options that take values, -L DIR also in a cluster
+		case slices.Contains([]string{"--arg", "--argjson", "--slurpfile", "--rawfile", "--argfile"}, a.value):
+			values = 2
+		case a.value == "--indent" || a.value == "--library-path" || a.value[1] != '-' && strings.Contains(a.value, "L"):
+			values = 1
+		}
+	}
 	for _, a := range w.args {
 		v := a.value
 		for i := 0; i < len(v); {
@@ -102,8 +123,8 @@ func checkJq(w words) string {
 }
 
 // checkSed lets sed through as a printer only: -n, and scripts made of
-// print commands. What the small parser below does not read is refused,
-// so an unusual but harmless script costs a subagent, never a write.
+// print commands. What sedScript does not read is refused, so an unusual
+// but harmless script costs a subagent, never a write.
 func checkSed(w words) string {
 	quiet := false
 	var scripts []string
@@ -120,6 +141,8 @@ func checkSed(w words) string {
 		return "sed without -n prints every line; only sed -n with print commands is a glance"
 	case len(scripts) == 0 && len(w.operands) == 0:
 		return "sed has no script"
+	case len(scripts) == 0 && !w.operands[0].plain():
+		return "sed script " + w.operands[0].src + " may expand into another script"
 	case len(scripts) == 0:
 		scripts = append(scripts, w.operands[0].value) // the first operand is the script
 	}
@@ -238,4 +261,116 @@ func sedScript(s string) string {
 	return ""
 }
 
-const digits = "0123456789"
+// git trusts the configuration of the repository it finds from the working
+// folder, as the user does who runs git there, and no other: a repository
+// can commit a bare one whose config sets core.fsmonitor, which git status
+// there runs. Before the subcommand only gitGlobal's options pass;
+// gitGlobalDeny names the others worth a reason.
+var (
+	gitGlobal = options{"-P", "--no-pager", "--no-replace-objects", "--literal-pathspecs", "--glob-pathspecs",
+		"--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice", "--namespace=X"}
+	gitGlobalDeny = []flagRule{
+		{[]string{"-C", "--git-dir", "--work-tree", "--bare"}, "points git at another repository, whose own configuration can run programs"},
+		{[]string{"-c"}, "sets configuration, which can run programs"},
+		{[]string{"-p", "--paginate"}, "starts a pager"},
+	}
+	// gitSignature are format placeholders that run gpg: %G? %GS … in
+	// --format, %(signature…) in branch and tag's.
+	gitSignature = []string{"%G", "%(signature"}
+)
+
+// gitSub returns the index in args of git's subcommand, past the options
+// before it, or why those are refused.
+func gitSub(args []arg) (int, string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.glob || a.brace:
+			return i, "git " + a.src + " before the subcommand may expand to anything"
+		case !a.isOption():
+			return i, ""
+		}
+		if f, s := denied(gitGlobalDeny, a.value); s != "" {
+			return i, "git " + s + " " + f.why
+		}
+		_, next, ok := gitGlobal.read(nil, a.value)
+		if !ok {
+			return i, "git option " + a.src + " before the subcommand is not on the table"
+		}
+		if next {
+			if i++; i == len(args) || !args[i].plain() {
+				return i, "git " + a.src + " without a plain value"
+			}
+		}
+	}
+	return len(args), "git without a subcommand is not on the table"
+}
+
+// gitName is "git SUBCOMMAND", or "git" when there is none to name.
+func gitName(args []arg) string {
+	if len(args) == 1 && args[0].value == "--version" {
+		return "git --version"
+	}
+	if i, why := gitSub(args); why == "" {
+		return "git " + args[i].value
+	}
+	return "git"
+}
+
+// checkGit checks git's options before the subcommand, then the
+// subcommand's rules on the words after it.
+func checkGit(w words) string {
+	if w.label == "git --version" {
+		return ""
+	}
+	for _, a := range w.args {
+		for _, f := range gitSignature {
+			if strings.Contains(a.value, f) {
+				return "git " + a.src + ": the placeholder " + f + " runs gpg to check signatures"
+			}
+		}
+	}
+	i, why := gitSub(w.args)
+	if why != "" {
+		return why
+	}
+	sub := find(w.cmd.subs, w.args[i].value)
+	if sub == nil {
+		return "git " + w.args[i].src + ": not a read-only git subcommand on the table"
+	}
+	_, why = sub.checkArgs(w.label, w.args[i+1:])
+	return why
+}
+
+// checkListForm lets git branch and git tag take names only in their list
+// forms: git branch NAME creates a branch.
+func checkListForm(w words) string {
+	for _, f := range w.flags {
+		if f.name == "-l" || f.name == "--list" {
+			return ""
+		}
+	}
+	if len(w.operands) > 0 {
+		return w.label + " " + w.operands[0].src + " creates a " + strings.TrimPrefix(w.label, "git ") + " (only -l/--list takes names)"
+	}
+	return ""
+}
+
+// checkRemote lets git remote through alone (-v) or as remote get-url.
+func checkRemote(w words) string {
+	if len(w.operands) > 0 && w.args[0].value != "get-url" {
+		return w.label + " " + w.operands[0].src + ": not a read-only form"
+	}
+	return ""
+}
+
+// checkStash lets git stash through as stash list and stash show only.
+func checkStash(w words) string {
+	switch {
+	case len(w.args) == 0 || w.args[0].isOption():
+		return w.label + " without list or show changes the repository"
+	case w.args[0].value != "list" && w.args[0].value != "show":
+		return w.label + " " + w.args[0].value + ": not a read-only form"
+	}
+	return ""
+}

@@ -524,6 +524,33 @@ var refused = []classifyCase{
 	{"hostname -F /etc/hostname", false, "not on the table"},
 	{"hostname -b x", false, "not on the table"},
 	{"printf -v x %s hi", false, "assigns a shell variable"},
+	// A glob where a program reads one word (an option's value, sed's
+	// script, jq's filter) may expand into several or into another: with
+	// files 1 and 1out, uniq -s 1* in writes in; with a file named
+	// repeat(1), jq -n r* never ends; sed -n s\|a*\|b\|p f runs the script
+	// a file's name spells, w flag and all.
+	{"uniq -s 1* in", false, "uniq option -s without a plain value"},
+	{"uniq --skip-chars 1* in", false, "without a plain value"},
+	{"seq -s x* 3", false, "without a plain value"},
+	{"date -d x* +%s", false, "without a plain value"},
+	{"git --namespace x* log", false, "without a plain value"},
+	{"jq -n r*", false, "jq r* may expand into the filter"},
+	{"jq --indent 1* .", false, "may expand into the filter"},
+	{"jq --arg a 1* .", false, "may expand into the filter"},
+	{"jq -L x* .", false, "may expand into the filter"},
+	{`sed -n s\|a*\|b\|p f`, false, "may expand into another script"},
+	{"sed -n -e s,a*,b,p f", false, "without a plain value"},
+	{"jq -r . ./*.json", true, ""},
+	{"tail +5*", false, "tail +5* follows the file"},
+	// A glob may become an option that descends into folders: with a file
+	// named -R, ls * / walks the whole file system and grep x * /dev reads
+	// /dev/fd's descriptors.
+	{"ls * /", false, "walks the whole file system"},
+	{"grep x * /dev", false, "read recursively"},
+	{"egrep -n x ?* /proc/self", false, "read recursively"},
+	{"ls * src", true, ""},
+	{"grep -n x * src", true, ""},
+	{"jq --arg a b . ./*.json", true, ""},
 	{"cd a b", false, "more operands"},
 	{"cd *", false, "may expand"},
 	{"ls -l\\\n; rm x", false, "rm:"},

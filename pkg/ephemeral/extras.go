@@ -1,6 +1,7 @@
 package ephemeral
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,16 +14,17 @@ import (
 // Extra is an entry a configuration adds to the glance table (docker ps),
 // or with MainThread a hands-on command the main thread may run itself
 // (make test). A line naming it passes every check any other line does;
-// the entry only says which words may follow the name. What it may not
-// name is decided when it is made (NewGlances).
+// the entry only says which words may follow the name.
 type Extra = extra.Entry
 
-// Glances is the glance table with a configuration's extra entries. The
-// built-in table alone is a nil *Glances.
+// Glances is the glance table with a configuration's extra entries; the
+// built-in table alone is a nil *Glances (builtin).
 type Glances struct {
 	extras map[string][]*entry // by command name
 	all    []*entry            // in the order given
 }
+
+var builtin *Glances
 
 // entry is an Extra made ready to match.
 type entry struct {
@@ -31,19 +33,14 @@ type entry struct {
 	allow options
 }
 
-// builtin is the table without extras.
-var builtin *Glances
-
-// No entry may name one of these refusals: through them a line runs other
-// code than its words show, never ends, or changes the shell. The writers
-// may be hands-on entries.
+// No entry may name these refusals: through them a line runs other code
+// than its words show, never ends, or changes the shell.
 var extraNever = []string{"runs another command",
 	"a programming language: its script can write files and run commands",
 	"interactive or never ends", "changes the shell or other processes"}
 
-// shellWords are bash's builtins and keywords (bash 5.2, compgen -b and
-// -k): bash runs its own whatever program of the name the PATH holds, and
-// several run other code or change the shell.
+// shellWords are bash 5.2's builtins and keywords (compgen -b -k): bash
+// runs its own, not the program of the name, and several run other code.
 var shellWords = []string{".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd",
 	"command", "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo",
 	"enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help",
@@ -53,9 +50,8 @@ var shellWords = []string{".", ":", "[", "alias", "bg", "bind", "break", "builti
 	"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
 	"done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc"}
 
-// codeRunners are programs, beyond the refusals, that run code or another
-// program they are given, also with a version after the name (python3.12,
-// node18, pypy3).
+// codeRunners run code or another program they are given, also with a
+// version after the name (python3.12, node18).
 var codeRunners = []string{"python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "irb", "perl",
 	"php", "lua", "luajit", "tclsh", "wish", "expect", "Rscript", "julia", "jshell", "groovy",
 	"osascript", "pwsh", "powershell", "guile", "racket", "sbcl", "clisp", "ghci", "runghc",
@@ -70,9 +66,9 @@ const (
 	maxExtras     = 1000
 )
 
-// NewGlances returns the built-in table with the extras that may be made.
-// Each one that may not is left out and named in the error (an
-// *ExtraError each, joined): a bad entry costs only itself.
+// NewGlances returns the built-in table with the extras that may be made;
+// each that may not is left out and named in the error (an *ExtraError
+// each, joined).
 func NewGlances(extras []Extra) (*Glances, error) {
 	if len(extras) > maxExtras {
 		return builtin, fmt.Errorf("%d extra entries, at most %d: none is used", len(extras), maxExtras)
@@ -160,8 +156,7 @@ func newExtra(e Extra) (*entry, error) {
 }
 
 // allBytes reports whether every byte of w is a letter, a digit or one of
-// extra; the shapes of an entry's words, checked without a regexp, whose
-// compiling would cost every hook run.
+// extra: no regexp, whose compiling every hook run would pay.
 func allBytes(w, extra string) bool {
 	for i := 0; i < len(w); i++ {
 		if !isWordByte(w[i], extra) {
@@ -175,7 +170,6 @@ func isWordByte(c byte, extra string) bool {
 	return c|0x20 >= 'a' && c|0x20 <= 'z' || isDigit(c) || strings.IndexByte(extra, c) >= 0
 }
 
-// named returns the extra entries for a command name.
 func (g *Glances) named(name string) []*entry {
 	if g == nil {
 		return nil
@@ -184,18 +178,14 @@ func (g *Glances) named(name string) []*entry {
 }
 
 // extraCall checks a simple command named by extra entries: the first
-// whose words lead the arguments and whose rules they pass decides. It
-// returns the segment's reason and whether it is hands-on, or why not
-// when an entry's words lead.
-func (c *classifier) extraCall(name string, es []*entry, args []arg) (label, why string, mainThread bool) {
+// whose words lead the arguments and whose rules they pass decides; else
+// why the first whose words lead fails, or tableWhy, the built-in table's.
+func (c *classifier) extraCall(name string, es []*entry, args []arg, tableWhy string) (reason, why string, mainThread bool) {
 	if c.cdSeen {
 		return "", name + " after cd may run in another folder, with that folder's configuration", false
 	}
-	for _, a := range args {
-		switch {
-		case a.brace:
-			return "", name + ": " + a.src + " may brace-expand into words the classifier never sees", false
-		case a.mayBeOption():
+	for _, a := range args { // checked in call only when the table's rules take a glob
+		if a.mayBeOption() {
 			return "", name + ": glob " + a.src + " may expand to an option", false
 		}
 	}
@@ -210,7 +200,17 @@ func (c *classifier) extraCall(name string, es []*entry, args []arg) (label, why
 			why = w
 		}
 	}
-	return "", why, false
+	if why = cmp.Or(why, tableWhy); why != "" {
+		return "", why, false
+	}
+	if w, refused := refusedWhy(name); refused {
+		return "", name + ": " + w, false
+	}
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Command
+	}
+	return "", name + ": no extra entry takes these words (" + strings.Join(names, ", ") + ")", false
 }
 
 // admits reports whether args, the words after the name, pass e; when
@@ -240,18 +240,13 @@ func (e *entry) admits(args []arg) (string, bool) {
 	return "", true
 }
 
-func entryNames(es []*entry) string {
-	names := make([]string, len(es))
-	for i, e := range es {
-		names[i] = e.Command
-	}
-	return strings.Join(names, ", ")
-}
-
 // Table returns Table followed by g's extra entries in the order given.
 func (g *Glances) Table() []Entry {
 	out := Table()
-	for _, e := range g.entries() {
+	if g == nil {
+		return out
+	}
+	for _, e := range g.all {
 		c := command{allow: e.allow, limit: e.Operands}
 		if e.Operands <= 0 {
 			c.limit = -1 - e.Operands // any number: 0; none: noOperands
@@ -263,11 +258,4 @@ func (g *Glances) Table() []Entry {
 		out = append(out, Entry{Command: e.Command, Glance: !e.MainThread, MainThread: e.MainThread, Extra: true, About: about, Rules: c.rules()})
 	}
 	return out
-}
-
-func (g *Glances) entries() []*entry {
-	if g == nil {
-		return nil
-	}
-	return g.all
 }

@@ -157,6 +157,7 @@ func TestExtrasClassify(t *testing.T) {
 		{"docker ps -an 3", glance},
 		{"docker ps -n", no},
 		{"docker ps -n -a", no},
+		{"docker ps -n 1*", no}, // the glob may make more words: an operand the entry does not allow
 		{"docker ps -H tcp://evil", no},
 		{"docker ps --host=tcp://evil", no},
 		{"docker --host=tcp://evil ps", no},

@@ -5,21 +5,19 @@ import (
 	"strings"
 )
 
-// flagRule refuses the options names spells, for why. "-x" is a letter,
-// found in any cluster (-rx): which letters take a value is not known, so
-// every one is read as an option. "--name" is a long option, also
-// abbreviated: getopt_long and git take any prefix (sort --outp=x is
-// --output=x). Anything else is a word matched whole (find -delete).
+// flagRule refuses the options names spells, for why: "-x" a letter in
+// any cluster (-rx: which letters take a value is not known), "--name" a
+// long option or any prefix of it, as getopt_long and git read them (sort
+// --outp=x), anything else a whole word (find -delete).
 type flagRule struct {
 	names []string
 	why   string
 }
 
-// denied returns the first of rules the option word v trips, and the
-// spelling it trips.
+// denied returns the first of rules the option word v trips, and how.
 func denied(rules []flagRule, v string) (flagRule, string) {
 	if len(rules) == 0 || len(v) < 2 || v[0] != '-' {
-		return flagRule{}, "" // no rules, or not an option word
+		return flagRule{}, ""
 	}
 	written, long := strings.CutPrefix(v, "--")
 	if long {
@@ -46,11 +44,11 @@ type options []string
 // flag is an option as options.scan read it.
 type flag struct{ name, value string }
 
-// scan walks args with the allowlist o. It returns the operands, the
-// options with their values and, for an option not on the list, the
-// offending word. A value taken from the next word must not look like an
-// option: whether the program reads it as a value or an option is the
-// kind of guess that lets a write through.
+// scan walks args with the allowlist o: the operands, the options with
+// their values and, for an option not on the list, the offending word. A
+// value in the next word must be plain: whether a program takes "-x" there
+// for an option, or which words a glob makes, is the guess that lets a
+// write through (uniq -s 1* in, with files 1 and 1out, writes in).
 func (o options) scan(args []arg) (operands []arg, flags []flag, bad string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -66,7 +64,7 @@ func (o options) scan(args []arg) (operands []arg, flags []flag, bad string) {
 			return nil, nil, a.src
 		}
 		if next {
-			if i++; i == len(args) || args[i].isOption() || args[i].value == "--" {
+			if i++; i == len(args) || !args[i].plain() {
 				return nil, nil, a.src + " without a plain value"
 			}
 			flags[len(flags)-1].value = args[i].value
@@ -122,27 +120,17 @@ func (o options) lookup(name string) string {
 // describe is the allowlist as --list prints it: letters, then long
 // options, those without a value first.
 func (o options) describe() string {
-	kind := func(s string) int {
-		switch {
-		case len(s) == 2, strings.HasSuffix(s, " X"), strings.HasSuffix(s, "[N]"):
-			return len(s) // -x, -x X, -x[N]
-		case strings.HasSuffix(s, "[=X]"):
-			return 12
-		case strings.HasSuffix(s, "=X"):
-			return 11
+	kind := func(s string) int { // -x 2, -x X 4, -x[N] 5, --name 10, --name=X 11, --name[=X] 12
+		if strings.HasPrefix(s, "--") {
+			return 10 + strings.Count(s, "=") + strings.Count(s, "[")
 		}
-		return 10 // --name
+		return len(s)
 	}
-	sorted := slices.Clone(o)
-	slices.SortStableFunc(sorted, func(a, b string) int { return kind(a) - kind(b) })
-	return strings.Join(sorted, " ")
+	return strings.Join(slices.SortedStableFunc(slices.Values(o), func(a, b string) int { return kind(a) - kind(b) }), " ")
 }
 
-// add puts the spelling of an extra entry's option on o, as -x, -x X,
-// --name, --name=X or --name[=X] whatever the entry calls the value
-// (-n VALUE, --format=FMT, --depth DEPTH). x is a letter or digit; a long
-// name is letters, digits and inner dashes; a value's name letters,
-// digits, _ and -.
+// add puts an extra entry's option on o, spelled as o spells it whatever
+// the entry calls the value (-n VALUE, --format=FMT, --color[=WHEN]).
 func (o *options) add(spec string) bool {
 	name, sep, value := spec, "", ""
 	if i := strings.IndexAny(spec, " =["); i >= 0 {

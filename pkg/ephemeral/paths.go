@@ -6,21 +6,11 @@ import (
 	"strings"
 )
 
-// Paths are read as the kernel reads them once bash has handed them over:
-// cleaned (//dev/zero, /tmp/../dev/zero), relative ones from each folder
-// a cd earlier in the line may have moved to, and as reaching / when they
-// climb with ".." out of the folder the line starts in, which may lie
-// just below / (/app, /root).
-
-// network reports whether v names bash's network pseudo-files, which no
-// word of a glance needs.
-func network(v string) bool {
-	return strings.Contains(v, "/dev/tcp") || strings.Contains(v, "/dev/udp")
-}
-
 // readsDevice reports whether a, as it is or as an option's value
-// (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, or
-// may (a glob), read from each of dirs when relative.
+// (--file=/dev/zero, -f/dev/zero), names a device or kernel stream, or may
+// (a glob): cleaned as the kernel reads it (//dev/zero), from each folder
+// of dirs when relative, and from / when it climbs with ".." out of the
+// folder the line starts in, which may lie just below / (/app, /root).
 func readsDevice(a arg, dirs []Dir) bool {
 	if len(dirs) <= 1 && strings.IndexByte(a.value, '/') < 0 {
 		return false // the usual word: relative, from the folder the line starts in
@@ -33,30 +23,25 @@ func readsDevice(a arg, dirs []Dir) bool {
 		}
 	}
 	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		if path.IsAbs(p) {
+		switch {
+		case p == "":
+		case path.IsAbs(p):
 			if endless(path.Clean(p), a.glob) {
 				return true
 			}
-			continue
-		}
-		for _, d := range dirs {
-			if d.Path != "" && endless(path.Join(d.Path, p), a.glob) {
+		case slices.ContainsFunc(dirs, func(d Dir) bool { return d.Path != "" && endless(path.Join(d.Path, p), a.glob) }):
+			return true
+		default:
+			if top, ok := climbed(p); ok && endless(top, a.glob) {
 				return true
 			}
-		}
-		if top, ok := climbed(p); ok && endless(top, a.glob) {
-			return true
 		}
 	}
 	return false
 }
 
 // climbed returns the path p, relative or under ~/, names from a folder
-// just below / when it climbs out of it with "..": ../../dev/zero is
-// /dev/zero from /app. ok is false when p does not climb.
+// just below / when it climbs out of it (../../dev/zero from /app), or false.
 func climbed(p string) (string, bool) {
 	rel, home := strings.CutPrefix(p, "~/")
 	if rel = path.Clean(rel); !home && path.IsAbs(p) || rel != ".." && !strings.HasPrefix(rel, "../") {
@@ -101,28 +86,18 @@ func matches(c, name string, glob bool) bool {
 	return ok || err != nil || strings.Contains(c, "**")
 }
 
-// walksDevices reports whether a, an operand of a command that reads
-// folders recursively (grep -r), is / or lies in /dev, /proc or /sys, or
-// may: there it meets files that never end. walksRoot reports whether a,
-// an operand of one that lists them (find, du, ls -R), is / or may be: the
-// whole file system, every mount, which may not end within the timeout.
-func walksDevices(a arg, dirs []Dir) bool {
-	return anyPath(a, dirs, func(p string) bool {
+// walks reports whether a, an operand of a command that descends into
+// folders, is or may be / (every mount: it may not end within the
+// timeout), or for a reader (grep -r) a folder in /dev, /proc or /sys,
+// which hold files that never end.
+func walks(a arg, dirs []Dir, lists bool) bool {
+	match := func(p string) bool {
 		first, _, _ := strings.Cut(p[1:], "/")
+		if lists {
+			return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
+		}
 		return p == "/" || matches(first, "dev", a.glob) || matches(first, "proc", a.glob) || matches(first, "sys", a.glob)
-	})
-}
-
-func walksRoot(a arg, dirs []Dir) bool {
-	return anyPath(a, dirs, func(p string) bool {
-		first, _, _ := strings.Cut(p[1:], "/")
-		return p == "/" || a.glob && strings.ContainsAny(first, "*?[")
-	})
-}
-
-// anyPath reports whether match holds for the clean absolute path a names,
-// from each folder of dirs known to be where the line is when relative.
-func anyPath(a arg, dirs []Dir, match func(p string) bool) bool {
+	}
 	if path.IsAbs(a.value) {
 		return match(path.Clean(a.value))
 	}
@@ -169,13 +144,12 @@ func Cd(dirs []Dir, target string, max int) ([]Dir, bool) {
 	return next, true
 }
 
-// maxDirs caps the folders the classifier follows cds into, the folder
-// the line starts in included.
+// maxDirs caps the folders cds are followed into, the first included.
 const maxDirs = 9
 
-// chdir follows a cd with these operands and returns why it is refused,
-// or "": not into /dev, /proc or /sys, as Claude Code carries the folder
-// over to the next call, whose relative reads cannot be placed.
+// chdir follows a cd with these operands, or says why not: not into /dev,
+// /proc or /sys, as Claude Code carries the folder over to the next call,
+// whose relative reads cannot be placed.
 func (c *classifier) chdir(operands []arg) string {
 	c.cdSeen = true
 	if len(operands) == 0 {
@@ -190,8 +164,7 @@ func (c *classifier) chdir(operands []arg) string {
 		return "cd changes folders more often than the classifier follows"
 	}
 	for _, d := range dirs[before:] {
-		if d.Path == "/dev" || d.Path == "/proc" || d.Path == "/sys" ||
-			strings.HasPrefix(d.Path, "/dev/") || strings.HasPrefix(d.Path, "/proc/") || strings.HasPrefix(d.Path, "/sys/") {
+		if top, _, _ := strings.Cut(d.Path[1:], "/"); top == "dev" || top == "proc" || top == "sys" {
 			return "cd " + d.Path + ": a folder of devices and kernel streams, where a later relative read may never end"
 		}
 	}

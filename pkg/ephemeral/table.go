@@ -10,37 +10,27 @@ import (
 // command is an entry of the glance table: a command the main thread may
 // run itself, and the rules its arguments must pass.
 type command struct {
-	name, about string     // about: what it shows, the reason of a glance
-	deny        []flagRule // options that make it write, run a program, reach the network or never end
-	allow       options    // when set, the only options it accepts
-	// limit caps the operands left once allow's options are taken out: 0
-	// for any number, noOperands for none ("hostname NAME" sets the name).
-	limit int
-	// check is a rule of its own: why the arguments make the command not
-	// a glance, or "". note says the same, or what limit is for, in --list.
-	check func(w words) string
-	note  string
-	// globsPass: a glob may stand where an option could, as deny only
-	// keeps a read from running long (grep -D read).
-	globsPass bool
-	// deep are the options that make it descend into folders (always: it
-	// always does): a reader (grep -r) may not then be given /, /dev, /proc
-	// or /sys, a lister (lists: find, du, ls -R) not /.
-	deep  []string
-	lists bool
-	subs  []*command // git's subcommands
+	name, about string               // about: what it shows, the reason of a glance
+	deny        []flagRule           // options that write, run a program, reach the network or never end
+	allow       options              // when set, the only options it takes
+	limit       int                  // the most operands: 0 any number, noOperands none
+	check       func(w words) string // a rule of its own: why the words are refused, or ""
+	note        string               // check's rule, or limit's reason, for --list
+	globsPass   bool                 // a glob may stand where an option could: deny only stops a long read
+	deep        []string             // the options that make it walk folders ("*": always)
+	lists       bool                 // it lists what it walks (find, du), not reads it
+	subs        []*command           // git's subcommands
 }
 
 const noOperands = -1
 
-// hasRules reports whether any argument can make the command not a glance:
-// for such a command a glob that may expand to an option is refused (sort
-// * with a file named "-ofoo" writes foo).
+// hasRules reports whether an argument can make the command not a glance:
+// then a glob that may expand to an option is refused (sort * with a file
+// named -ofoo writes foo).
 func (c *command) hasRules() bool {
 	return len(c.deny) > 0 && !c.globsPass || c.allow != nil || c.check != nil || c.limit != 0
 }
 
-// find returns the command of cmds named name, or nil.
 func find(cmds []*command, name string) *command {
 	for _, c := range cmds {
 		if c.name == name {
@@ -62,9 +52,9 @@ var (
 
 const testNote = "no -v or -R, no operand holding a [ (bash evaluates subscripts)"
 
-// table is the glance table: the one list that both lets a command run on
-// the main thread and expires its result. Only commands whose every form
-// not refused here reads and prints are on it.
+// table is the one list that both lets a command run on the main thread
+// and expires its result: every form of a command it does not refuse reads
+// and prints.
 var table = []*command{
 	{name: "ls", about: "lists directory contents", deep: []string{"-R", "--recursive"}, lists: true},
 	{name: "cat", about: "prints files"},
@@ -198,13 +188,11 @@ var table = []*command{
 	}},
 }
 
-// refusal is a list of commands that are never a glance, and why.
-type refusal struct {
+// refusals are the commands that are never a glance, and why.
+var refusals = []struct {
 	names []string
 	why   string
-}
-
-var refusals = []refusal{
+}{
 	{[]string{"env", "xargs", "sudo", "doas", "su", "time", "nohup", "timeout", "nice", "ionice",
 		"stdbuf", "chroot", "setsid", "builtin", "exec", "eval", "source", ".", "parallel", "busybox",
 		"bash", "sh", "zsh", "dash", "ksh", "fish"}, "runs another command"},
@@ -222,11 +210,9 @@ var refusals = []refusal{
 		"changes the shell or other processes"},
 }
 
-// writersWhy is why the commands that write are refused: never a glance,
-// but a hands-on entry may name one (git commit).
+// writersWhy: never a glance, but a hands-on entry may name one (git commit).
 const writersWhy = "writes or removes files"
 
-// refusedWhy returns why name is never a glance, if the table says so.
 func refusedWhy(name string) (string, bool) {
 	for _, r := range refusals {
 		if slices.Contains(r.names, name) {
@@ -236,20 +222,17 @@ func refusedWhy(name string) (string, bool) {
 	return "", false
 }
 
-// Entry describes one line of the glance table for people, made from the
-// data Classify reads; glance-check --list prints them.
+// Entry is one line of the glance table as glance-check --list prints it.
 type Entry struct {
-	Command string // "ls", "git status"
-	Glance  bool   // false for the commands named as never a glance
-	// MainThread marks an extra entry for a hands-on command (Glance is
-	// false); Extra, any entry of a configuration (Glances.Table).
-	MainThread, Extra bool
+	Command           string   // "ls", "git status"
+	Glance            bool     // false for the commands that are never a glance
+	MainThread, Extra bool     // a hands-on extra entry; any entry of a configuration
 	About             string   // what it does, or why it is never a glance
 	Rules             []string // the argument rules, one per line
 }
 
-// Table returns the glance table (in table order, git's subcommands after
-// git) followed by the commands named as never a glance.
+// Table returns the glance table (git's subcommands after git), then the
+// commands that are never a glance.
 func Table() []Entry {
 	var out []Entry
 	for _, c := range table {
@@ -270,7 +253,6 @@ func Table() []Entry {
 	return out
 }
 
-// rules are the command's rules as --list prints them.
 func (c *command) rules() []string {
 	var rules []string
 	if c.allow != nil {
