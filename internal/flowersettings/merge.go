@@ -2,6 +2,7 @@ package flowersettings
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -12,13 +13,26 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
-// maxDepth bounds the nesting of a settings file, as deep as the hooks
-// accept a payload (docs/REFERENCE.md).
+// maxDepth bounds the nesting of a settings file, as deep as the hooks accept
+// a payload (docs/REFERENCE.md).
 const maxDepth = 100_000
+
+// The capture layer's value in "env": BASH_ENV names the capture script,
+// which bash reads before every Bash call. A BASH_ENV of the user's moves to
+// FLOWER_BASH_ENV, which the script reads after itself, and back when the
+// layer goes.
+const (
+	bashEnv    = "BASH_ENV"
+	chainedEnv = "FLOWER_BASH_ENV"
+)
+
+// envEntry is the Entry of the Changes to "env".
+var envEntry = Entry{Layer: LayerCapture, Event: "env"}
 
 // Change is one edit of a settings file: a hook entry, or the capture
 // layer's value in "env", added, removed, or moved to the install in --bin.
@@ -39,11 +53,11 @@ const (
 	Move
 )
 
-// String is the change as printed, one line: "+", "-" or "~", the event,
-// the command, and the layer (with the timeout of a hook added) or why.
+// String is the change as printed: "+", "-" or "~", the event, the command,
+// and the layer (with the timeout of a hook added) or why.
 func (c Change) String() string {
 	e := c.Entry
-	s := map[Kind]string{Add: "+ ", Remove: "- ", Move: "~ "}[c.Kind] + e.Event
+	s := []string{"+ ", "- ", "~ "}[c.Kind] + e.Event
 	if c.Kind == Add && e.Matcher != "" {
 		s += " [" + e.Matcher + "]"
 	}
@@ -64,19 +78,18 @@ func (c Change) String() string {
 }
 
 // Install returns doc with the entries of layers wired to the binaries in
-// dir, and what changed. An entry already there for dir is left as it is,
-// whatever its matcher, timeout or arguments: those may be the user's edits.
-// The first entry running the same binary from elsewhere (another prefix, a
-// binary called by name) is moved to dir, arguments kept, and other copies
-// removed, so that no hook fires twice. Entries of the other layers and
-// retired entries are removed, wherever their binary is.
+// dir, and what changed. An entry already there for dir is left as it is
+// (its matcher, timeout or arguments may be the user's edits). The first
+// entry running the same binary from elsewhere is moved to dir, arguments
+// kept, and other copies removed, so that no hook fires twice. Entries of the
+// other layers and retired entries are removed, wherever their binary is.
 func Install(doc []byte, dir string, layers []string) ([]byte, []Change, error) {
 	return edit(doc, dir, layers, false)
 }
 
 // Uninstall returns doc without flower's entries for the binaries in dir and
-// without retired entries, and what it removed. Entries of binaries elsewhere
-// belong to another install and stay.
+// without retired entries, and what it removed; entries of binaries
+// elsewhere belong to another install and stay.
 func Uninstall(doc []byte, dir string) ([]byte, []Change, error) {
 	return edit(doc, dir, nil, true)
 }
@@ -97,14 +110,11 @@ func edit(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 	default:
 		out, env = unwireEnv(out, "")
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, append(changes, env...), nil
+	return out, append(changes, env...), err
 }
 
-// WiredLayers lists the layers of which doc holds at least one entry, for
-// the binaries in dir or elsewhere.
+// WiredLayers lists the layers of which doc holds an entry, for the binaries
+// in dir or elsewhere.
 func WiredLayers(doc []byte, dir string) ([]string, error) {
 	if err := Validate(doc); err != nil {
 		return nil, err
@@ -119,17 +129,28 @@ func WiredLayers(doc []byte, dir string) ([]string, error) {
 	return sortLayers(layers), nil
 }
 
-// Validate checks that doc is a settings file flower can merge into: one JSON
-// object, with no key given twice, whose parts that flower edits have the
-// shape it edits. The error says what is wrong in one line.
+// Validate checks that doc is one JSON object flower can merge into, with no
+// key given twice and the parts flower edits of the shape it edits. A key
+// given twice is refused because flower reads the first, Claude Code the
+// last: flower would edit an object Claude Code never reads.
 func Validate(doc []byte) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return errors.New("the file is empty, which is not valid JSON (write {} into it, or delete it)")
 	}
-	if err := jsoncheck.Check(string(doc), maxDepth); err != nil {
-		return checkError(string(doc), err)
-	}
-	if !gjson.ParseBytes(doc).IsObject() {
+	var e *jsoncheck.Error
+	switch err := jsoncheck.Check(string(doc), maxDepth); {
+	case errors.As(err, &e) && e.Repeated:
+		where := "the top level"
+		if e.Path != "" {
+			where = strconv.Quote(e.Path)
+		}
+		return fmt.Errorf("%s holds the key %q twice (Claude Code reads the last, flower the first); keep one, nothing was changed", where, e.Key)
+	case e != nil:
+		column := e.Offset - bytes.LastIndexByte(doc[:e.Offset], '\n')
+		return fmt.Errorf("not valid JSON (line %d, column %d: %s); fix it or move it away, nothing was changed", e.Line(string(doc)), column, e.Msg)
+	case err != nil:
+		return err
+	case !gjson.ParseBytes(doc).IsObject():
 		return errors.New("not a JSON object; nothing was changed")
 	}
 	shapes := [][2]string{{"hooks", "an object"}, {"env", "an object"}, {"env." + bashEnv, "a string"}, {"env." + chainedEnv, "a string"}}
@@ -147,39 +168,19 @@ func Validate(doc []byte) error {
 	return nil
 }
 
-// checkError words a jsoncheck error. A key given twice is refused because
-// flower reads the first of two, Claude Code's JSON.parse the last: flower
-// would edit an object Claude Code never reads, and say it had.
-func checkError(doc string, err error) error {
-	var e *jsoncheck.Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	if e.Repeated {
-		where := "the top level"
-		if e.Path != "" {
-			where = strconv.Quote(e.Path)
-		}
-		return fmt.Errorf("%s holds the key %q twice (Claude Code reads the last, flower the first); keep one, nothing was changed", where, e.Key)
-	}
-	column := e.Offset - strings.LastIndexByte(doc[:e.Offset], '\n')
-	return fmt.Errorf("not valid JSON (line %d, column %d: %s); fix it or move it away, nothing was changed", e.Line(doc), column, e.Msg)
-}
-
-// found is a handler of the file that runs one of flower's binaries under
-// its event: flower's for dir (ours), the same binary from elsewhere, or a
-// retired entry (why says why it goes).
+// found is a handler of the file that runs one of flower's binaries: flower's
+// for dir (ours), the same binary from elsewhere, or a retired entry (why
+// says why it goes).
 type found struct {
 	Entry
-	command        string
-	ours           bool
-	why            string
-	group, handler int // indexes in hooks.<event> and in the group's hooks
+	command, program string
+	ours             bool
+	why              string
+	group, handler   int // indexes in hooks.<event> and in the group's hooks
 }
 
 // scan finds the handlers of doc that run flower's binaries, in the order of
-// the file. Groups and handlers of another shape are someone else's and are
-// skipped, never touched.
+// the file. Groups and handlers of another shape are someone else's: skipped.
 func scan(doc []byte, dir string) []found {
 	var out []found
 	gjson.GetBytes(doc, "hooks").ForEach(func(event, groups gjson.Result) bool {
@@ -194,6 +195,7 @@ func scan(doc []byte, dir string) []found {
 				}
 				f := found{command: cmd.Str, group: gi, handler: hi}
 				prog, rest := splitProgram(f.command)
+				f.program = prog
 				for _, e := range Catalog {
 					if e.Event == event.Str && e.Binary == filepath.Base(prog) {
 						f.Entry, f.ours = e, e.IsCommandOf(f.command, dir)
@@ -215,8 +217,8 @@ func scan(doc []byte, dir string) []found {
 }
 
 // splitProgram splits a command line into the program it runs (unquoted, for
-// the common shapes: a plain word or one in single or double quotes without
-// escapes) and the rest, which begins with the space after it.
+// a plain word or one in quotes without escapes) and the rest, which begins
+// with the space after it.
 func splitProgram(cmd string) (prog, rest string) {
 	if cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
 		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
@@ -229,8 +231,8 @@ func splitProgram(cmd string) (prog, rest string) {
 	return cmd, ""
 }
 
-// group is a settings hook group as flower writes it, its fields in the
-// order Claude Code's documentation shows them.
+// group is a hook group as flower writes it, its fields in the order Claude
+// Code's documentation shows them.
 type group struct {
 	Matcher string    `json:"matcher,omitempty"`
 	Hooks   []handler `json:"hooks"`
@@ -245,12 +247,6 @@ type handler struct {
 // wire wires the hooks of layers for dir (none when uninstalling, which
 // removes dir's entries) and removes retired entries.
 func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Change) {
-	var want []Entry
-	for _, e := range Catalog {
-		if slices.Contains(layers, e.Layer) {
-			want = append(want, e)
-		}
-	}
 	present := scan(doc, dir)
 	var changes []Change
 	var doomed []found
@@ -264,50 +260,40 @@ func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 	}
 	out := doc
 	for _, f := range present {
+		wanted := !uninstall && slices.Contains(layers, f.Layer)
 		switch {
 		case f.why != "":
 			drop(f, f.why)
-		case uninstall:
-			if f.ours {
-				drop(f, "")
-			}
-		case !slices.Contains(want, f.Entry):
-			drop(f, "")
-		case f.ours:
-		case !settled[f.Entry]:
+		case uninstall && !f.ours, wanted && f.ours:
+		case wanted && !settled[f.Entry]:
 			settled[f.Entry] = true
 			_, rest := splitProgram(f.command)
 			to := f.Command(dir) + rest
 			out = setValue(out, fmt.Sprintf("hooks.%s.%d.hooks.%d.command", gjson.Escape(f.Event), f.group, f.handler), to)
 			changes = append(changes, Change{Kind: Move, Entry: f.Entry, Command: f.command, To: to})
-		default:
+		case wanted:
 			drop(f, "a second copy of layer "+f.Layer+"'s entry, which would fire twice")
+		default:
+			drop(f, "")
 		}
 	}
-
 	// From the back, so that the indexes of what remains hold; an emptied
 	// group, event or "hooks" goes with its last entry.
 	for _, f := range slices.Backward(doomed) {
 		event := "hooks." + gjson.Escape(f.Event)
-		group := event + "." + strconv.Itoa(f.group)
-		var empty bool
-		out, empty = remove(out, group+".hooks", strconv.Itoa(f.handler))
-		if empty {
-			out, empty = remove(out, event, strconv.Itoa(f.group))
-		}
-		if empty {
-			out, empty = remove(out, "hooks", f.Event)
-		}
-		if empty {
-			out, _ = remove(out, "", "hooks")
+		for _, at := range [][2]string{{event + "." + strconv.Itoa(f.group) + ".hooks", strconv.Itoa(f.handler)},
+			{event, strconv.Itoa(f.group)}, {"hooks", f.Event}, {"", "hooks"}} {
+			var empty bool
+			if out, empty = remove(out, at[0], at[1]); !empty {
+				break
+			}
 		}
 	}
-
-	for _, e := range want {
-		if slices.ContainsFunc(present, func(f found) bool { return f.Entry == e }) {
+	for _, e := range Catalog {
+		if !slices.Contains(layers, e.Layer) || slices.ContainsFunc(present, func(f found) bool { return f.Entry == e }) {
 			continue
 		}
-		g := group{Matcher: e.Matcher, Hooks: []handler{{Type: "command", Command: e.Command(dir), Timeout: e.Timeout}}}
+		g := group{Matcher: e.Matcher, Hooks: []handler{{"command", e.Command(dir), e.Timeout}}}
 		switch event := "hooks." + gjson.Escape(e.Event); {
 		case gjson.GetBytes(out, event).Exists():
 			out = insert(out, event, "", g)
@@ -328,4 +314,61 @@ func setValue(doc []byte, path string, value any) []byte {
 		panic(err) // the paths are built here, and valid
 	}
 	return out
+}
+
+// captureWired reports whether doc's BASH_ENV names a capture script, of any
+// install.
+func captureWired(doc []byte) bool {
+	return capture.IsScriptPath(gjson.GetBytes(doc, "env."+bashEnv).String())
+}
+
+// wireEnv returns doc with BASH_ENV naming the capture script of the install
+// in dir; one of another install is replaced, as a hook is moved.
+func wireEnv(doc []byte, dir string) ([]byte, []Change, error) {
+	if dir == "" {
+		return nil, nil, errors.New("the capture layer needs --bin: BASH_ENV must name the capture script by its absolute path")
+	}
+	script := capture.ScriptPath(dir)
+	cur, chained := gjson.GetBytes(doc, "env."+bashEnv), gjson.GetBytes(doc, "env."+chainedEnv)
+	move := Change{Kind: Move, Entry: envEntry, Command: bashEnv + "=" + cur.Str, To: script}
+	add := []Change{{Kind: Add, Entry: envEntry, Command: bashEnv + "=" + script}}
+	switch {
+	case cur.Str == script:
+		return doc, nil, nil
+	case capture.IsScriptPath(cur.Str):
+		return setValue(doc, "env."+bashEnv, script), []Change{move}, nil
+	case cur.Exists() && chained.Exists():
+		return nil, nil, fmt.Errorf(`"env" holds %s=%s and %s=%s: the first is not flower's capture script and would be lost; `+
+			`remove %s, or move %s's value there yourself; nothing was changed`, bashEnv, cur.Raw, chainedEnv, chained.Raw, chainedEnv, bashEnv)
+	case cur.Exists():
+		// The user's value moves as written, escapes and all, so that taking
+		// the layer out gives back the same bytes.
+		move.Why = "your " + bashEnv + " moves to " + chainedEnv + ", which the capture script reads after itself"
+		return insert(setValue(doc, "env."+bashEnv, script), "env", chainedEnv, json.RawMessage(cur.Raw)), []Change{move}, nil
+	case gjson.GetBytes(doc, "env").Exists():
+		return insert(doc, "env", bashEnv, script), add, nil
+	}
+	return insert(doc, "", "env", map[string]string{bashEnv: script}), add, nil
+}
+
+// unwireEnv returns doc without the capture script in BASH_ENV: the user's
+// value comes back from FLOWER_BASH_ENV, else BASH_ENV goes, and with it an
+// "env" left empty. With dir set, only that install's script goes (an
+// uninstall); else any (the layer is not wanted).
+func unwireEnv(doc []byte, dir string) ([]byte, []Change) {
+	cur := gjson.GetBytes(doc, "env."+bashEnv).Str
+	if !capture.IsScriptPath(cur) || dir != "" && cur != capture.ScriptPath(dir) {
+		return doc, nil
+	}
+	change := Change{Kind: Remove, Entry: envEntry, Command: bashEnv + "=" + cur}
+	if chained := gjson.GetBytes(doc, "env."+chainedEnv); chained.Exists() {
+		change.Why = "your " + bashEnv + " comes back from " + chainedEnv + ": " + chained.Str
+		out, _ := remove(doc, "env", chainedEnv)
+		return setValue(out, "env."+bashEnv, json.RawMessage(chained.Raw)), []Change{change}
+	}
+	out, empty := remove(doc, "env", bashEnv)
+	if empty {
+		out, _ = remove(out, "", "env")
+	}
+	return out, []Change{change}
 }
