@@ -163,7 +163,10 @@ func parse(data []byte, path, from string) (layer, error) {
 	if !root.IsObject() {
 		return nil, p.fail(p.line(len(p.src)-len(strings.TrimLeft(p.src, " \t\r\n"))), "not a JSON object")
 	}
-	return p.out, p.members("", root)
+	if err := p.members("", root); err != nil {
+		return nil, err // ignored whole: not the keys before the bad one
+	}
+	return p.out, nil
 }
 
 func (p *parser) fail(line int, msg string) error {
