@@ -179,7 +179,7 @@ func configText(cfg *config.Config, entries error) string {
 			from = fmt.Sprintf("%s, line %d", from, v.Line)
 		}
 		if value := v.String(); len(v.Extras) == 0 {
-			if value == "" || value == "0 entries" {
+			if value == "" {
 				value = "-"
 			}
 			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", width, k.Name, value, from)

@@ -8,17 +8,14 @@ import (
 	"strings"
 )
 
-// Timeouts of the hook entries, in seconds: a ceiling for a stuck process
-// (Claude Code kills it and drops its output), not a budget. spill-guard may
-// first copy an output of tens of MB into the workbench.
+// Timeouts in seconds: a ceiling for a stuck process, not a budget;
+// spill-guard may copy tens of MB into the workbench.
 const (
 	guardTimeout = 10
 	spillTimeout = 30
 )
 
-// Layers of --layers. Layer four is a command (prune-session), not a hook.
-// LayerCapture is layer three's opt-in part for failing commands:
-// spill-guard on PostToolUseFailure and the capture script in "env".
+// Layers of --layers; capture is layer 3's opt-in part for failing commands.
 const (
 	LayerDelegate  = "1"
 	LayerWorkbench = "2"
@@ -29,8 +26,7 @@ const (
 // AllLayers lists every layer in the order they are printed.
 var AllLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill, LayerCapture}
 
-// DefaultLayers are wired when --layers is not given and nothing of flower is
-// wired yet; capture runs a script in every Bash call, so it is opt-in.
+// DefaultLayers are wired when --layers is not given and nothing is wired yet.
 var DefaultLayers = []string{LayerDelegate, LayerWorkbench, LayerSpill}
 
 // Entry is one hook handler flower puts into a settings file.
@@ -41,11 +37,8 @@ type Entry struct {
 	Timeout      int // seconds
 }
 
-// Catalog is every hook entry flower wires, in the order they are added;
-// settings.example.json and hooks/hooks.json are generated from it. An entry
-// is recognised in a file by its event and binary (so the user's edits to its
-// matcher, timeout or arguments keep it flower's): a binary appears once an
-// event.
+// Catalog is every hook entry flower wires, in the order they are added. An
+// entry is known in a file by its event and binary, whatever the user edited.
 var Catalog = []Entry{
 	{Layer: LayerDelegate, Event: "PreToolUse", Matcher: "Bash|Write|Edit|NotebookEdit", Binary: "delegate-guard", Timeout: guardTimeout},
 	// The coordinator's rules, before the main thread works and after each compaction.
@@ -62,8 +55,7 @@ var Catalog = []Entry{
 	{Layer: LayerCapture, Event: "PostToolUseFailure", Matcher: "Bash", Binary: "spill-guard", Timeout: spillTimeout},
 }
 
-// retired is what earlier versions wired, recognised by an argument, and this
-// one removes wherever it finds it, saying why.
+// retired is what earlier versions wired, known by an argument, removed wherever found.
 var retired = []struct{ Event, Binary, Arg, Why string }{
 	// An "allow" skips Claude Code's own permission checks, which ask about
 	// commands the glance table called read-only (a redirection to /dev/tcp,
@@ -71,9 +63,7 @@ var retired = []struct{ Event, Binary, Arg, Why string }{
 	{"PreToolUse", "glance-check", "--hook", "retired: flower no longer approves glances; Claude Code's own permission check decides"},
 }
 
-// Command is the shell command of e with its binary in dir, or by name for an
-// empty dir. Claude Code runs it through sh -c: a path with spaces or quotes
-// is single-quoted.
+// Command runs e's binary in dir (by name for ""), quoted for sh -c.
 func (e Entry) Command(dir string) string {
 	if dir == "" {
 		return e.Binary
@@ -81,15 +71,13 @@ func (e Entry) Command(dir string) string {
 	return shellQuote(filepath.Join(dir, e.Binary))
 }
 
-// IsCommandOf reports whether command runs e's binary from dir, alone or
-// followed by arguments.
+// IsCommandOf reports whether command runs e's binary from dir, with or without arguments.
 func (e Entry) IsCommandOf(command, dir string) bool {
 	bin := e.Command(dir)
 	return command == bin || strings.HasPrefix(command, bin+" ")
 }
 
-// shellQuote quotes s for sh unless every character is safe unquoted, so that
-// a plain path stays readable.
+// shellQuote quotes s for sh unless every character is safe unquoted.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:=@%") == "" {
 		return s

@@ -1,7 +1,6 @@
 // Package flowersettings is flower-settings, the editor install.sh runs to
-// wire flower's hook entries (Catalog) into a Claude Code settings file and
-// take them out again, editing the text in place so that every other key and
-// hook keeps its bytes. docs/REFERENCE.md describes the command.
+// wire flower's hooks into a Claude Code settings file and take them out,
+// every other byte kept.
 package flowersettings
 
 import (
@@ -25,8 +24,7 @@ import (
 
 const name = "flower-settings"
 
-// BackupSuffix names the copy of the user's settings file from before flower
-// was wired into it, kept next to it.
+// BackupSuffix names the copy of the user's file from before flower.
 const BackupSuffix = ".flower.bak"
 
 const usage = `Usage: flower-settings --settings FILE --bin DIR [--layers 1,2,3] [--dry-run]
@@ -135,7 +133,7 @@ func (o options) run(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", path, err)
 	}
-	// The plugin wires the same hooks: with both, Claude Code runs each twice.
+	// The plugin wires the same hooks: with both, each runs twice.
 	var plugins []string
 	gjson.GetBytes(out, "enabledPlugins").ForEach(func(k, v gjson.Result) bool {
 		if name, _, _ := strings.Cut(k.Str, "@"); name == "flower" && v.Type == gjson.True && !o.uninstall {
@@ -211,8 +209,7 @@ type Wiring struct {
 	Retired                       bool   // an entry flower no longer wires
 }
 
-// Wirings lists the handlers of doc that run flower's binaries, from any
-// folder, in the order of the file.
+// Wirings lists the handlers of doc that run flower's binaries, from any folder.
 func Wirings(doc []byte) []Wiring {
 	var out []Wiring
 	for _, f := range scan(doc, "") {
@@ -221,8 +218,7 @@ func Wirings(doc []byte) []Wiring {
 	return out
 }
 
-// installed checks that the binaries of layers are in dir, and the capture
-// script where the install in dir keeps it.
+// installed checks that dir holds the binaries of layers and the capture script.
 func installed(dir string, layers []string) error {
 	isFile := func(path string) bool {
 		fi, err := os.Stat(path)
@@ -239,17 +235,13 @@ func installed(dir string, layers []string) error {
 	return nil
 }
 
-// Example is the settings document {"hooks": {…}} for layers, with commands
-// into dir (bare names when dir is empty), laid out as Claude Code lays out
-// its settings.
+// Example is {"hooks": {…}} for layers, into dir (by name for "").
 func Example(dir string, layers []string) ([]byte, error) {
 	out, _, err := Install([]byte("{}\n"), dir, layers)
 	return out, err
 }
 
-// PluginHooks is hooks/hooks.json of the Claude Code plugin: the default
-// layers, calling the binaries by name, as go install and install.sh put them
-// on PATH.
+// PluginHooks is the plugin's hooks/hooks.json: the default layers, by name on PATH.
 func PluginHooks() ([]byte, error) {
 	doc := "{\n  \"description\": \"flower: delegate-guard (layer 1), index-guard (layer 2), spill-guard (layer 3). " +
 		"The binaries must be on PATH (go install or install.sh); a missing one disables its hook.\"\n}\n"
@@ -257,10 +249,8 @@ func PluginHooks() ([]byte, error) {
 	return out, err
 }
 
-// read returns the file to write for the --settings value, its bytes and its
-// info (nil for a missing file, which reads as {}), after checking that
-// flower can merge into it. A symlink is followed (dotfile managers link
-// settings.json), so that the atomic rename replaces the linked file.
+// read returns the file to write for --settings (a link followed: dotfile
+// managers link settings.json), its bytes ({} when missing) and its info.
 func read(settings string) (path string, doc []byte, info os.FileInfo, err error) {
 	if path, err = filepath.Abs(settings); err != nil {
 		return "", nil, nil, err
@@ -287,11 +277,9 @@ func read(settings string) (path string, doc []byte, info os.FileInfo, err error
 	return path, doc, info, err
 }
 
-// write replaces path with out, atomically, after keeping prev as
-// path+BackupSuffix when it is the user's own file with nothing of flower's
-// wired (a backup of an earlier install would wire hooks to binaries that may
-// be gone). A new file is made 0600: settings may come to hold secrets.
-// settings is the file as the user named it, for messages.
+// write replaces path with out atomically, first keeping prev as the backup
+// when nothing of flower's is wired in it (an earlier install's would wire
+// binaries that may be gone). A new file is 0600: settings may hold secrets.
 func write(settings, path string, prev, out []byte, info os.FileInfo) error {
 	err := writable(settings, path, info)
 	switch {
@@ -311,20 +299,16 @@ func write(settings, path string, prev, out []byte, info os.FileInfo) error {
 	return cannotWrite(settings, path, err)
 }
 
-// wired reports whether doc runs any of flower's binaries or names the
-// capture script.
+// wired reports whether doc runs any flower binary or names the capture script.
 func wired(doc []byte) bool { return len(scan(doc, "")) > 0 || captureWired(doc) }
 
-// writable checks, changing nothing, that path can be replaced as write
-// replaces it: a file made beside it and renamed over it. A file without the
-// owner's write permission is one its owner does not want changed
-// (home-manager links settings.json to such a file in a read-only store).
+// writable checks, changing nothing, that write can make a file beside path.
+// A file its owner may not write is one not to change (home-manager's store).
 func writable(settings, path string, info os.FileInfo) error {
 	if info != nil && info.Mode().Perm()&0o200 == 0 {
 		return cannotWrite(settings, path, fmt.Errorf("it is read-only (mode %04o)", info.Mode().Perm()))
 	}
-	// A link to a file not there (a dotfile manager's, before its checkout):
-	// the rename would replace the link with a plain file.
+	// The rename would replace a link to a missing file with a plain file.
 	if dest, err := os.Readlink(path); info == nil && err == nil {
 		return cannotWrite(settings, path, fmt.Errorf("it is a symlink to %s, which does not exist (create that file with {} in it)", dest))
 	}
@@ -340,9 +324,7 @@ func writable(settings, path string, info os.FileInfo) error {
 	return os.Remove(f.Name())
 }
 
-// cannotWrite says why the settings file cannot be changed, naming the file a
-// link leads to and the folder where a file could not be made; nil for a nil
-// err.
+// cannotWrite says why the settings file cannot be changed; nil for nil.
 func cannotWrite(settings, path string, err error) error {
 	if err == nil {
 		return nil

@@ -18,14 +18,11 @@ import (
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
-// maxDepth bounds the nesting of a settings file, as deep as the hooks accept
-// a payload (docs/REFERENCE.md).
+// maxDepth bounds a settings file's nesting, as the hooks bound a payload's.
 const maxDepth = 100_000
 
-// The capture layer's value in "env": BASH_ENV names the capture script,
-// which bash reads before every Bash call. A BASH_ENV of the user's moves to
-// FLOWER_BASH_ENV, which the script reads after itself, and back when the
-// layer goes.
+// The capture layer's BASH_ENV names the capture script; the user's own moves
+// to FLOWER_BASH_ENV, which the script reads after itself, and back.
 const (
 	bashEnv    = "BASH_ENV"
 	chainedEnv = "FLOWER_BASH_ENV"
@@ -34,8 +31,8 @@ const (
 // envEntry is the Entry of the Changes to "env".
 var envEntry = Entry{Layer: LayerCapture, Event: "env"}
 
-// Change is one edit of a settings file: a hook entry, or the capture
-// layer's value in "env", added, removed, or moved to the install in --bin.
+// Change is one edit: a hook entry or the capture layer's "env" value added,
+// removed, or moved to the install in --bin.
 type Change struct {
 	Kind    Kind
 	Entry   Entry
@@ -53,8 +50,7 @@ const (
 	Move
 )
 
-// String is the change as printed: "+", "-" or "~", the event, the command,
-// and the layer (with the timeout of a hook added) or why.
+// String is the change as printed, one line.
 func (c Change) String() string {
 	e := c.Entry
 	s := []string{"+ ", "- ", "~ "}[c.Kind] + e.Event
@@ -78,18 +74,15 @@ func (c Change) String() string {
 }
 
 // Install returns doc with the entries of layers wired to the binaries in
-// dir, and what changed. An entry already there for dir is left as it is
-// (its matcher, timeout or arguments may be the user's edits). The first
-// entry running the same binary from elsewhere is moved to dir, arguments
-// kept, and other copies removed, so that no hook fires twice. Entries of the
-// other layers and retired entries are removed, wherever their binary is.
+// dir, and what changed. An entry there for dir stays as the user left it;
+// the first running the binary from elsewhere moves to dir, others go (no
+// hook fires twice), as do other layers' entries and retired ones.
 func Install(doc []byte, dir string, layers []string) ([]byte, []Change, error) {
 	return edit(doc, dir, layers, false)
 }
 
-// Uninstall returns doc without flower's entries for the binaries in dir and
-// without retired entries, and what it removed; entries of binaries
-// elsewhere belong to another install and stay.
+// Uninstall returns doc without the entries for dir and retired ones; another
+// install's stay.
 func Uninstall(doc []byte, dir string) ([]byte, []Change, error) {
 	return edit(doc, dir, nil, true)
 }
@@ -113,8 +106,7 @@ func edit(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 	return out, append(changes, env...), err
 }
 
-// WiredLayers lists the layers of which doc holds an entry, for the binaries
-// in dir or elsewhere.
+// WiredLayers lists the layers doc holds an entry of, from any folder.
 func WiredLayers(doc []byte, dir string) ([]string, error) {
 	if err := Validate(doc); err != nil {
 		return nil, err
@@ -129,10 +121,9 @@ func WiredLayers(doc []byte, dir string) ([]string, error) {
 	return sortLayers(layers), nil
 }
 
-// Validate checks that doc is one JSON object flower can merge into, with no
-// key given twice and the parts flower edits of the shape it edits. A key
-// given twice is refused because flower reads the first, Claude Code the
-// last: flower would edit an object Claude Code never reads.
+// Validate checks that doc is a JSON object flower can merge into: the parts
+// it edits of their shape, no key twice (flower would edit the one Claude Code
+// does not read).
 func Validate(doc []byte) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return errors.New("the file is empty, which is not valid JSON (write {} into it, or delete it)")
@@ -168,9 +159,8 @@ func Validate(doc []byte) error {
 	return nil
 }
 
-// found is a handler of the file that runs one of flower's binaries: flower's
-// for dir (ours), the same binary from elsewhere, or a retired entry (why
-// says why it goes).
+// found is a handler that runs a flower binary: for dir (ours), from
+// elsewhere, or retired (why).
 type found struct {
 	Entry
 	command, program string
@@ -179,8 +169,8 @@ type found struct {
 	group, handler   int // indexes in hooks.<event> and in the group's hooks
 }
 
-// scan finds the handlers of doc that run flower's binaries, in the order of
-// the file. Groups and handlers of another shape are someone else's: skipped.
+// scan finds the handlers of doc that run flower's binaries, in file order;
+// groups and handlers of another shape are someone else's.
 func scan(doc []byte, dir string) []found {
 	var out []found
 	gjson.GetBytes(doc, "hooks").ForEach(func(event, groups gjson.Result) bool {
@@ -216,9 +206,8 @@ func scan(doc []byte, dir string) []found {
 	return out
 }
 
-// splitProgram splits a command line into the program it runs (unquoted, for
-// a plain word or one in quotes without escapes) and the rest, which begins
-// with the space after it.
+// splitProgram splits a command into its program (unquoted: a word, or quoted
+// without escapes) and the rest, from the space after it.
 func splitProgram(cmd string) (prog, rest string) {
 	if cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
 		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
@@ -231,8 +220,7 @@ func splitProgram(cmd string) (prog, rest string) {
 	return cmd, ""
 }
 
-// group is a hook group as flower writes it, its fields in the order Claude
-// Code's documentation shows them.
+// group is a hook group as flower writes it, fields in Claude Code's documented order.
 type group struct {
 	Matcher string    `json:"matcher,omitempty"`
 	Hooks   []handler `json:"hooks"`
@@ -244,8 +232,7 @@ type handler struct {
 	Timeout int    `json:"timeout"`
 }
 
-// wire wires the hooks of layers for dir (none when uninstalling, which
-// removes dir's entries) and removes retired entries.
+// wire wires the hooks of layers for dir, or removes dir's when uninstalling.
 func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Change) {
 	present := scan(doc, dir)
 	var changes []Change
@@ -277,8 +264,7 @@ func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 			drop(f, "")
 		}
 	}
-	// From the back, so that the indexes of what remains hold; an emptied
-	// group, event or "hooks" goes with its last entry.
+	// From the back, so that indexes hold; an emptied group, event or "hooks" goes too.
 	for _, f := range slices.Backward(doomed) {
 		event := "hooks." + gjson.Escape(f.Event)
 		for _, at := range [][2]string{{event + "." + strconv.Itoa(f.group) + ".hooks", strconv.Itoa(f.handler)},
@@ -316,14 +302,12 @@ func setValue(doc []byte, path string, value any) []byte {
 	return out
 }
 
-// captureWired reports whether doc's BASH_ENV names a capture script, of any
-// install.
+// captureWired reports whether doc's BASH_ENV names any install's capture script.
 func captureWired(doc []byte) bool {
 	return capture.IsScriptPath(gjson.GetBytes(doc, "env."+bashEnv).String())
 }
 
-// wireEnv returns doc with BASH_ENV naming the capture script of the install
-// in dir; one of another install is replaced, as a hook is moved.
+// wireEnv points BASH_ENV at the capture script in dir, moving another install's.
 func wireEnv(doc []byte, dir string) ([]byte, []Change, error) {
 	if dir == "" {
 		return nil, nil, errors.New("the capture layer needs --bin: BASH_ENV must name the capture script by its absolute path")
@@ -341,8 +325,7 @@ func wireEnv(doc []byte, dir string) ([]byte, []Change, error) {
 		return nil, nil, fmt.Errorf(`"env" holds %s=%s and %s=%s: the first is not flower's capture script and would be lost; `+
 			`remove %s, or move %s's value there yourself; nothing was changed`, bashEnv, cur.Raw, chainedEnv, chained.Raw, chainedEnv, bashEnv)
 	case cur.Exists():
-		// The user's value moves as written, escapes and all, so that taking
-		// the layer out gives back the same bytes.
+		// Moved as written, escapes and all, so that taking the layer out gives back its bytes.
 		move.Why = "your " + bashEnv + " moves to " + chainedEnv + ", which the capture script reads after itself"
 		return insert(setValue(doc, "env."+bashEnv, script), "env", chainedEnv, json.RawMessage(cur.Raw)), []Change{move}, nil
 	case gjson.GetBytes(doc, "env").Exists():
@@ -351,10 +334,8 @@ func wireEnv(doc []byte, dir string) ([]byte, []Change, error) {
 	return insert(doc, "", "env", map[string]string{bashEnv: script}), add, nil
 }
 
-// unwireEnv returns doc without the capture script in BASH_ENV: the user's
-// value comes back from FLOWER_BASH_ENV, else BASH_ENV goes, and with it an
-// "env" left empty. With dir set, only that install's script goes (an
-// uninstall); else any (the layer is not wanted).
+// unwireEnv takes the capture script out of BASH_ENV (only dir's, if set),
+// bringing back the user's from FLOWER_BASH_ENV; an emptied "env" goes.
 func unwireEnv(doc []byte, dir string) ([]byte, []Change) {
 	cur := gjson.GetBytes(doc, "env."+bashEnv).Str
 	if !capture.IsScriptPath(cur) || dir != "" && cur != capture.ScriptPath(dir) {

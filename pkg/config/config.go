@@ -1,7 +1,6 @@
-// Package config reads flower's configuration: the same keys in a user file,
-// a project file and a local file, the project's over the user's within the
-// trust rule, and a command line's flags over all. The README's Configure
-// section says what each key does and what a project file may set.
+// Package config reads flower's configuration: the user file, and over it a
+// project's files within the trust rule, then a command line's flags (the
+// README's Configure section).
 package config
 
 import (
@@ -34,14 +33,10 @@ type Config struct {
 
 // File is one configuration file as Load found it.
 type File struct {
-	Path  string // "" when there is no such file to look for
-	Found bool
-	// Err says why it cannot be used: it is then ignored whole.
-	Err error
-	// Trusted: a project file whose folder the user file names in
-	// trusted-projects, or a local file vouched for, is taken like the
-	// user file.
-	Trusted bool
+	Path    string // "" when there is no such file to look for
+	Found   bool
+	Err     error // why it cannot be used: it is then ignored whole
+	Trusted bool  // in trusted-projects, or a local file vouched for: taken like the user file
 	data    []byte
 	set     layer
 }
@@ -74,9 +69,8 @@ const (
 	notVouched  = "; this local file is not vouched for (flower-config --trust-local, after reading it)"
 )
 
-// Load reads the user file, and the project and local files of the project
-// folder dir ("" for none), and merges them. A file that cannot be used is
-// ignored whole and says why in its Err.
+// Load reads the user file and the files of the project folder dir ("" for
+// none) and merges them; it never fails.
 func Load(dir string) *Config {
 	c := &Config{Dir: dir, User: load(UserFile(), fromUser)}
 	if dir != "" {
@@ -89,8 +83,7 @@ func Load(dir string) *Config {
 	if c.merge(files...) == nil {
 		return c
 	}
-	// The values do not hold together: the file at fault goes, the user
-	// file first (its trusted-projects too).
+	// The values clash: the file at fault goes, the user file first (its trusted-projects too).
 	for i, f := range files {
 		if err := c.merge(files[:i+1]...); err != nil && f.set != nil {
 			f.Err, f.set = &FileError{Path: f.Path, Msg: err.Error()}, nil
@@ -101,8 +94,8 @@ func Load(dir string) *Config {
 	return c
 }
 
-// load reads and parses the file at path. A project's file comes with the
-// repository: neither it nor .claude may be a symlink (to /dev/zero, or to a
+// load reads and parses the file at path. A project's file is the
+// repository's: neither it nor .claude may be a symlink (to /dev/zero, or a
 // file of the user's).
 func load(path, from string) File {
 	f := File{Path: path}
@@ -128,9 +121,8 @@ func load(path, from string) File {
 	return f
 }
 
-// Check reads the configuration file at path alone, as a hook would, and
-// says why it cannot be used; it returns the file's glance entries for the
-// glance table to judge (ephemeral.NewGlances).
+// Check reads the file at path alone, as a hook would; it returns its glance
+// entries for ephemeral.NewGlances to judge.
 func Check(path string) ([]extra.Entry, error) {
 	c := &Config{User: load(path, "file")}
 	switch err := c.merge(&c.User); {
@@ -144,9 +136,8 @@ func Check(path string) ([]extra.Entry, error) {
 	return c.Extras(), nil
 }
 
-// Vouch records that the user vouches for the local file of the project
-// folder dir as it is now: it counts as the user's own until its content
-// changes. It returns the file's path.
+// Vouch records the local file of the project folder dir as the user's own
+// while its content stays as it is now, and returns its path.
 func Vouch(dir string) (string, error) {
 	f := load(filepath.Join(dir, LocalFile), fromLocal)
 	record := vouchRecord(f.Path)
@@ -170,8 +161,7 @@ func vouched(path string, data []byte) bool {
 	return err == nil && b != nil && bytes.Equal(b, data)
 }
 
-// vouchRecord is where the vouched-for content of the local file at path is
-// kept: outside the project, where no repository can write it.
+// vouchRecord keeps the vouched-for content outside the project, where no repository writes.
 func vouchRecord(path string) string {
 	if dir := hook.StateDir(); dir != "" {
 		return filepath.Join(dir, "local-files", hash(path))
@@ -185,8 +175,7 @@ func hash(s string) string {
 	return strconv.FormatUint(h.Sum64(), 36)
 }
 
-// trusts reports whether the trusted-projects s names dir, as written or
-// once symlinks are resolved on both sides.
+// trusts reports whether trusted-projects names dir, as written or with symlinks resolved.
 func trusts(s *Value, dir string) bool {
 	if s == nil {
 		return false
@@ -208,8 +197,8 @@ func expandHome(p string) string {
 	return p
 }
 
-// merge computes the values from the defaults and files; an error when the
-// result does not hold together (a head not below the threshold).
+// merge computes the values from the defaults and files; an error when they
+// clash (a head not below the threshold).
 func (c *Config) merge(files ...*File) error {
 	c.values, c.Ignored = map[string]*Value{}, nil
 	for _, k := range keys {
@@ -233,8 +222,7 @@ func (c *Config) merge(files ...*File) error {
 	slices.SortStableFunc(c.Ignored, func(a, b Ignored) int { return a.Line - b.Line })
 	head, threshold := c.values["spill-guard.head"], c.values["spill-guard.threshold"]
 	if head.From == fromDefault && head.Int >= threshold.Int {
-		// A threshold set alone below the default head: the head shrinks
-		// with it, to the design's tenth.
+		// A threshold set alone below the default head takes the head to its tenth.
 		head.Int, head.From = threshold.Int/10, "default (a tenth of spill-guard.threshold)"
 	}
 	if head.Int >= threshold.Int {
@@ -243,9 +231,8 @@ func (c *Config) merge(files ...*File) error {
 	return nil
 }
 
-// set takes s, from a file, as v's value: a relative path is taken from the
-// project folder dir, entries add up, and a list both files add to (add)
-// names both.
+// set takes s as v's value: a relative path is from the project folder dir,
+// entries add up, and a list both files add to (add) names both.
 func (v *Value) set(s *Value, dir string, add bool) {
 	from := s.From
 	switch v.Key.kind {
@@ -271,8 +258,7 @@ func (v *Value) set(s *Value, dir string, add bool) {
 	v.From, v.Line = from, s.Line
 }
 
-// fromProject applies s, of the project or local file, to v under the trust
-// rule.
+// fromProject applies s, of the project or local file, to v under the trust rule.
 func (c *Config) fromProject(v, s *Value, trusted bool) {
 	k, hint := v.Key, untrusted
 	if s.From == fromLocal {
@@ -311,8 +297,7 @@ func (c *Config) Enabled(command string) bool {
 	return v == nil || v.Bool
 }
 
-// Extras are the entries the configuration adds to the glance table: the
-// glances, then the hands-on commands.
+// Extras are the glance-table entries: the glances, then the hands-on commands.
 func (c *Config) Extras() []extra.Entry {
 	return append(slices.Clone(c.values["glances"].Extras), c.values["delegate-guard.main-thread"].Extras...)
 }
@@ -335,12 +320,10 @@ func (c *Config) Log() decisionlog.Settings {
 	return decisionlog.Settings{File: c.values["log.file"].Path, MaxBytes: int64(c.values["log.max-bytes"].Int), Project: c.Dir}
 }
 
-// Fill sets each flag of fs, the flags of command, that the command line did
-// not give and a file sets; FLOWER_WORKBENCH wins over the files.
-//
-// A path in the project folder (".flower" in the user file means that folder
-// of every project) is the repository's: it is not given to the flag when it
-// leads through a symlink or a file there, and the error says so.
+// Fill sets each flag of command that its command line did not give and a
+// file sets; FLOWER_WORKBENCH wins over the files. A path in the project
+// folder is the repository's: not given when it leads through a symlink or a
+// file there (a committed link leads anywhere), and the error says so.
 func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -374,9 +357,7 @@ func (c *Config) Fill(command string, fs *flag.FlagSet) error {
 // keyError is a key Fill could not use; its message says what stands in.
 type keyError struct{ error }
 
-// inside says why rel, a path in the project folder dir, may not be taken: a
-// symlink or a file on the way (a repository can commit a link that leads
-// anywhere, and the workbench's files would follow it).
+// inside names the symlink or file on the way from dir to dir/rel, if any.
 func inside(dir, rel string) error {
 	for _, part := range strings.Split(rel, "/") {
 		if part == "." {
@@ -398,7 +379,7 @@ func inside(dir, rel string) error {
 	return nil
 }
 
-// String is v as flower-config prints it.
+// String is v as flower-config prints it; "" for entries.
 func (v *Value) String() string {
 	switch v.Key.kind {
 	case boolKind:
@@ -407,15 +388,12 @@ func (v *Value) String() string {
 		return strconv.Itoa(v.Int)
 	case listKind:
 		return strings.Join(v.List, ",")
-	case entriesKind:
-		return strconv.Itoa(len(v.Extras)) + " entries"
 	}
 	return v.Path
 }
 
-// ForHook is the opening of a hook's Main once its flags are defined: it
-// parses args (no operand), reads the payload and loads the configuration of
-// its project folder (ForCommand). When done, the hook returns code at once.
+// ForHook is the opening of a hook's Main once its flags are defined: args,
+// the payload, the configuration (ForCommand). When done, it returns code.
 func ForHook(c *hook.CLI, args []string) (p *hook.Payload, cfg *Config, code int, done bool) {
 	if code, done := c.Parse(args); done {
 		return nil, nil, code, true
@@ -432,11 +410,9 @@ func ForHook(c *hook.CLI, args []string) (p *hook.Payload, cfg *Config, code int
 	return p, cfg, hook.ExitOK, false
 }
 
-// notice is the line that tells the person, once a session, what of the
-// configuration the hooks cannot use; "" when nothing is wrong or this
-// session was told. A session is told again when what is wrong changes: the
-// sessions told are empty files in dir/notices named after the session and
-// the line.
+// notice tells the person, once a session, what of the configuration the
+// hooks cannot use: "" when nothing is wrong or the session was told this
+// line (an empty file in dir/notices named after both).
 func (c *Config) notice(session, dir string) string {
 	var says []string
 	for _, err := range c.Problems() {
@@ -462,7 +438,7 @@ func (c *Config) notice(session, dir string) string {
 		return "" // told already (or the note cannot be made: better silent than told on every call)
 	}
 	f.Close()
-	// Notes older than a week go, when a session is told, which is seldom.
+	// Notes older than a week go when a session is told, which is seldom.
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > 7*24*time.Hour {
@@ -472,18 +448,16 @@ func (c *Config) notice(session, dir string) string {
 	return line
 }
 
-// ForCommand loads the configuration of the project folder dir for the
-// command cli runs, fills the flags its command line did not give, and warns
-// of what it could not use: a bad file never stops a command.
+// ForCommand loads the configuration of dir for cli, fills its flags, and
+// warns of what it could not use: a bad file never stops a command.
 func ForCommand(cli *hook.CLI, dir string) *Config {
 	c := Load(dir)
 	Warn(cli, append(c.Problems(), c.Fill(cli.Name, cli.Flags))...)
 	return c
 }
 
-// Warn says in one stderr line what of the configuration a command could not
-// use: a file it ignored (*FileError), a key Fill could not use, an entry
-// the glance table left out (ephemeral.NewGlances' error, a line an entry).
+// Warn says in one stderr line what a command could not use: a file, a key
+// Fill could not use, an entry ephemeral.NewGlances left out (a line each).
 func Warn(cli *hook.CLI, errs ...error) {
 	var msgs []string
 	for _, err := range errs {

@@ -30,9 +30,7 @@ const (
 	entriesKind      // an array of glance-table entries
 )
 
-// rule is what a project file the user does not trust may do with a key: it
-// comes with the repository, so it is someone else's text. A trusted one sets
-// every key but trusted-projects.
+// rule is what an untrusted project file (someone else's text) may do with a key.
 type rule uint8
 
 const (
@@ -43,9 +41,8 @@ const (
 	userOnly                // only from the user file
 )
 
-// Key is one key of the configuration. A hook's flag has one, named after it
-// under the command's name ("spill-guard": {"threshold": 8000}), that fills
-// it when the command line does not give it.
+// Key is one key of the configuration; each flag of a hook has one, named
+// after it under the command's name, that fills it when not given.
 type Key struct {
 	Name    string   // the dotted path: "spill-guard.threshold"
 	Default string   // as flower-config prints it; the flag's default
@@ -62,8 +59,7 @@ const (
 	log   = "the decision log is the user's"
 )
 
-// keys is every key, in the order flower-config prints them; the README's
-// Configure section says what each does.
+// keys is every key, in the order flower-config prints them.
 var keys = []*Key{
 	{Name: "delegate-guard.enabled", kind: boolKind, Default: "true", rule: onlyOff},
 	{Name: "delegate-guard.tools", kind: listKind, Default: "Bash,Write,Edit,NotebookEdit", min: 1, Flags: []string{"delegate-guard --tools"}, rule: addOnly},
@@ -97,9 +93,8 @@ var sections = []string{"delegate-guard", "index-guard", "spill-guard", "prune-s
 // Keys returns every key, in the order flower-config prints them.
 func Keys() []*Key { return keys }
 
-// Limits on a configuration file, which a repository can commit at any size
-// and the hooks read on every call. A real one is a few hundred bytes, a
-// dozen keys and a few glance entries, 4 levels deep.
+// Limits on a file a repository can commit at any size and the hooks read on
+// every call; a real one is a few hundred bytes, 4 levels deep.
 const (
 	MaxFileBytes = 64 << 10
 	maxDepth     = 8
@@ -112,13 +107,11 @@ const (
 // ProjectFile is the project file, beside Claude Code's .claude/settings.json.
 const ProjectFile = ".claude/flower.json"
 
-// LocalFile is the user's own file for one project, ignored by git as Claude
-// Code's settings.local.json is. A repository can ship one too: it is the
-// user's only once vouched for (Vouch), else a project file.
+// LocalFile is the user's own file for one project, once vouched for (Vouch);
+// else a project file, as a repository may ship one.
 const LocalFile = ".claude/flower.local.json"
 
-// FileError is why a configuration file cannot be used, with the line of the
-// problem (0 for the whole file).
+// FileError is why a configuration file cannot be used; Line 0 is the whole file.
 type FileError struct {
 	Path string
 	Line int
@@ -140,8 +133,7 @@ type parser struct {
 	out             layer
 }
 
-// parse reads data, the file at path, into the settings it holds; from names
-// the file in their Value.From and their entries' Source.
+// parse reads data, the file at path, into the settings it holds, from the file named from.
 func parse(data []byte, path, from string) (layer, error) {
 	p := &parser{path: path, src: string(data), from: from, out: layer{}}
 	if len(data) > MaxFileBytes {
@@ -274,8 +266,7 @@ func (p *parser) value(k *Key, v gjson.Result, line int) (*Value, error) {
 	return s, nil
 }
 
-// entry reads the shape of one glance-table entry; what it may name is for
-// the glance table to judge (ephemeral.NewGlances).
+// entry reads the shape of one glance-table entry; ephemeral.NewGlances judges the rest.
 func (p *parser) entry(k *Key, obj gjson.Result) (e extra.Entry, err error) {
 	e = extra.Entry{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.from, File: p.path, Line: p.line(obj.Index)}
 	if !obj.IsObject() {
@@ -348,8 +339,7 @@ func suggest(name string) string {
 	return ""
 }
 
-// UserFile is $XDG_CONFIG_HOME/flower/config.json, else
-// ~/.config/flower/config.json; "" when neither is known.
+// UserFile is $XDG_CONFIG_HOME/flower/config.json, else ~/.config/flower/config.json, or "".
 func UserFile() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(dir) { // the XDG spec: a relative value is ignored
@@ -367,9 +357,8 @@ func homeDir() string {
 }
 
 // ReadFile reads the regular file at path, of at most limit bytes, without
-// blocking on a FIFO; a missing file is (nil, nil). flag adds to the open
-// flags: O_NOFOLLOW for a file of a project, which may not be a symlink (the
-// user's own files may: a dotfile manager links them into a store).
+// blocking on a FIFO; a missing file is (nil, nil). flag adds O_NOFOLLOW for
+// a project's file (the user's own may be a dotfile manager's link).
 func ReadFile(path string, limit int64, flag int) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
 	switch {
