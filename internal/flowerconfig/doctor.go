@@ -28,8 +28,7 @@ import (
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
-// Options say what --doctor checks: the project folder, and where Claude
-// Code keeps its files.
+// Options say what --doctor checks.
 type Options struct {
 	Dir       string
 	ConfigDir string // $CLAUDE_CONFIG_DIR, else ~/.claude
@@ -54,8 +53,7 @@ func (r *report) say(mark, area, format string, a ...any) {
 // maxSettings bounds a settings file read.
 const maxSettings = 4 << 20
 
-// Check checks the installation for the project folder o.Dir, locally and
-// in seconds, and returns the number of problems.
+// Check checks the installation for o.Dir, a line a finding, and returns the number of problems.
 func Check(o Options, w io.Writer) int {
 	r := &report{w: w}
 	fmt.Fprintf(w, "flower %s, project folder %s\n", hook.Version(), o.Dir)
@@ -86,8 +84,8 @@ func run(d time.Duration, name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// checkHooks says which settings files and plugins wire which of flower's
-// hooks, whether one runs twice, and whether each binary runs as this version.
+// checkHooks says which files and plugins wire which hooks, any twice, and
+// whether each binary runs as this version.
 func checkHooks(r *report, o Options) {
 	managed := "/etc/claude-code/managed-settings.json"
 	if runtime.GOOS == "darwin" {
@@ -216,8 +214,8 @@ func pluginHooks(configDir, key string) (string, []byte, error) {
 	return path, b, nil
 }
 
-// checkConfig says which configuration files were read, what they got wrong,
-// and what a project file set that it may not, with how to trust it.
+// checkConfig says which configuration files were read, their errors, and
+// what a project file may not set, with how to trust it.
 func checkConfig(r *report, c *config.Config) {
 	for i, f := range []config.File{c.User, c.Project, c.Local} {
 		which := []string{"user", "project", "local"}[i]
@@ -238,8 +236,7 @@ func checkConfig(r *report, c *config.Config) {
 	}
 }
 
-// checkWorkbench says where the workbench is and whether its spill folder
-// ignores itself.
+// checkWorkbench says where the workbench is and whether its spill folder ignores itself.
 func checkWorkbench(r *report, dir string, c *config.Config) {
 	root := cmp.Or(os.Getenv("FLOWER_WORKBENCH"), c.Value("workbench").Path, filepath.Join(dir, hook.WorkbenchDirName))
 	ignore := filepath.Join(spill.Dir(root), spill.IgnoreFile)
@@ -273,11 +270,10 @@ const ModelPrompt = "Use the Bash tool to run: rm -f flower-check.txt"
 // denialStart begins the tool result of a call a PreToolUse hook denied.
 const denialStart = "PreToolUse:Bash hook error: "
 
-// Model runs one short session of Claude Code with the user's own model in a
-// new empty folder, asking for ModelPrompt, and says what happened:
-// delegate-guard's denial, the model call failing (Claude Code's connection,
-// not flower), or no denial (flower did not run). It removes the folder and
-// the session Claude Code recorded for it, and reports whether the denial came.
+// Model runs one short session with the user's model in a new empty folder
+// and says whether delegate-guard denied ModelPrompt, the model call failed
+// (Claude Code's connection, not flower), or nothing denied it; it leaves
+// neither the folder nor its session behind.
 func Model(o Options, w io.Writer) bool {
 	dir, err := os.MkdirTemp("", "flower-check-")
 	if err != nil {
@@ -320,8 +316,7 @@ func Model(o Options, w io.Writer) bool {
 	return denial != ""
 }
 
-// readStream finds, in claude -p's stream-json output, the denial of a Bash
-// call and why the session failed, if it did.
+// readStream finds in claude -p's stream-json the denial of a Bash call and why the session failed.
 func readStream(out []byte) (denial, failure string) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 16<<20)

@@ -215,9 +215,8 @@ func configText(cfg *config.Config, entries error) string {
 	return b.String()
 }
 
-// printable is s, quoted if a character of it does not print: an entry can
-// hold a terminal's escape sequences, and a trusted project's file is still
-// the repository's text.
+// printable quotes s if a character of it does not print: a terminal's escape
+// sequences, say, from a repository's file.
 func printable(s string) string {
 	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
 		return s
@@ -225,8 +224,7 @@ func printable(s string) string {
 	return strconv.Quote(s)
 }
 
-// fileState says where the user, project or local file is and what became
-// of it.
+// fileState says where a file is and what became of it.
 func fileState(f config.File, which string) string {
 	switch {
 	case f.Path == "":
@@ -281,8 +279,7 @@ func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int 
 	return hook.ExitOK
 }
 
-// entryLine is one decision on one line: when, which session and hook, what
-// it decided and why, and the sizes that are set.
+// entryLine is one decision on a line: when, session, hook, verdict, why, sizes.
 func entryLine(e decisionlog.Entry) string {
 	what, thread := e.Event, "main"
 	if e.Tool != "" {
