@@ -108,7 +108,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		if home, _ := os.UserHomeDir(); o.ConfigDir == "" {
 			o.ConfigDir = filepath.Join(home, ".claude")
 		}
-		if Check(o, stdout) > 0 || *model && !Model(o, stdout) {
+		problems := Check(o, stdout) // the model check runs whatever it found
+		if *model && !Model(o, stdout) || problems > 0 {
 			return hook.ExitFail
 		}
 		return hook.ExitOK
