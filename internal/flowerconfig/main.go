@@ -1,8 +1,7 @@
-// Package flowerconfig is flower-config: it prints the configuration
-// flower's hooks use in a project folder and where each value came from,
-// checks one configuration file (--check), prints the decision log (--log),
-// and checks the whole installation (--doctor, package doctor).
-// docs/REFERENCE.md and the README's Configure section say more.
+// Package flowerconfig is flower-config: it prints the configuration flower's
+// hooks use in a project folder and where each value came from, checks one
+// configuration file (--check), prints the decision log (--log), vouches for
+// a local file (--trust-local) and checks the whole installation (--doctor).
 package flowerconfig
 
 import (
@@ -17,7 +16,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/flowerhooks/flower/internal/doctor"
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
@@ -61,16 +59,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	log := c.Flags.Bool("log", false, "print the decision log")
 	session := c.Flags.String("session", "", "with --log: only the decisions of the session whose id starts with `ID`")
 	asJSON := c.Flags.Bool("json", false, "with --log: print the log's lines as they are")
-	doctorFlag := c.Flags.Bool("doctor", false, "check flower's installation for the project folder")
+	doctor := c.Flags.Bool("doctor", false, "check flower's installation for the project folder")
 	model := c.Flags.Bool("model", false, "with --doctor: also run one short session of Claude Code with your model")
 	trustLocal := c.Flags.Bool("trust-local", false, "vouch for the project's .claude/flower.local.json as it is now")
 	if code, done := c.Parse(args); done {
 		return code
 	}
 	switch {
-	case *model && !*doctorFlag:
+	case *model && !*doctor:
 		return c.Fail(errors.New("--model goes with --doctor (see --help)"))
-	case (*doctorFlag || *trustLocal) && (*check != "" || *log || *doctorFlag && *trustLocal):
+	case (*doctor || *trustLocal) && (*check != "" || *log || *doctor && *trustLocal):
 		return c.Fail(errors.New("--doctor and --trust-local each take a folder and nothing else (see --help)"))
 	case c.Flags.NArg() > 1:
 		return c.Fail(fmt.Errorf("%d arguments, want at most one folder (see --help)", c.Flags.NArg()))
@@ -92,21 +90,30 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// A folder named on the command line is the one asked about, also
 	// inside a session, where $CLAUDE_PROJECT_DIR names the session's.
 	dir := c.Flags.Arg(0)
+	var err error
 	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return c.Fail(err)
-		}
-		dir = hook.ProjectDir(wd)
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir, err = os.Getwd()
+		dir = hook.ProjectDir(dir)
+	} else if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
 		return c.Fail(fmt.Errorf("%s is not a folder", dir))
-	} else if dir, err = filepath.Abs(dir); err != nil {
+	} else {
+		dir, err = filepath.Abs(dir)
+	}
+	if err != nil {
 		return c.Fail(err)
 	}
-	if *doctorFlag {
-		return runDoctor(dir, *model, stdout)
-	}
-	if *trustLocal {
+	switch {
+	case *doctor:
+		o := Options{Dir: dir, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+		if home, _ := os.UserHomeDir(); o.ConfigDir == "" {
+			o.ConfigDir = filepath.Join(home, ".claude")
+		}
+		problems := Check(o, stdout) // the model check runs whatever it found
+		if *model && !Model(o, stdout) || problems > 0 {
+			return hook.ExitFail
+		}
+		return hook.ExitOK
+	case *trustLocal:
 		return vouch(c, dir)
 	}
 	cfg := config.Load(dir)
@@ -130,22 +137,21 @@ func vouch(c *hook.CLI, dir string) int {
 		return c.Fail(err)
 	}
 	fmt.Fprintf(c.Stdout, "%s: yours as it is now; it counts like your user file until it changes\n", path)
-	exclude := filepath.Join(dir, ".git", "info", "exclude")
 	if fi, err := os.Stat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
 		return hook.ExitOK // not a repository's top folder, or a worktree: nothing to ignore it in
 	}
 	const rule = "/" + config.LocalFile
+	exclude := filepath.Join(dir, ".git", "info", "exclude")
 	b, err := os.ReadFile(exclude)
-	if err != nil && !os.IsNotExist(err) {
+	switch {
+	case err != nil && !os.IsNotExist(err):
 		return c.Fail(err)
-	}
-	if slices.Contains(strings.Split(string(b), "\n"), rule) {
+	case slices.Contains(strings.Split(string(b), "\n"), rule):
 		return hook.ExitOK
-	}
-	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
+	case len(b) > 0 && b[len(b)-1] != '\n':
 		b = append(b, '\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(exclude), 0o755); err == nil {
+	if err = os.MkdirAll(filepath.Dir(exclude), 0o755); err == nil {
 		err = os.WriteFile(exclude, append(b, rule+"\n"...), 0o644)
 	}
 	if err != nil {
@@ -155,38 +161,12 @@ func vouch(c *hook.CLI, dir string) int {
 	return hook.ExitOK
 }
 
-// runDoctor checks the installation for the project folder dir, and with
-// model the real CLI with the user's model; exit 0 only when all is well.
-func runDoctor(dir string, model bool, stdout io.Writer) int {
-	o := doctor.Options{Dir: dir, ConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
-	if o.ConfigDir == "" {
-		home, _ := os.UserHomeDir()
-		o.ConfigDir = filepath.Join(home, ".claude")
-	}
-	problems := doctor.Check(o, stdout)
-	if model && !doctor.Model(o, stdout) {
-		problems++
-	}
-	if problems > 0 {
-		return hook.ExitFail
-	}
-	return hook.ExitOK
-}
-
 // configText is the files, the keys and what was left out.
 func configText(cfg *config.Config, entries error) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "project folder  %s\nuser file       %s\nproject file    %s\n", cfg.Dir, fileState(cfg.User, false), fileState(cfg.Project, true))
+	fmt.Fprintf(&b, "project folder  %s\nuser file       %s\nproject file    %s\n", cfg.Dir, fileState(cfg.User, "user"), fileState(cfg.Project, "project"))
 	if cfg.Local.Found {
-		state := fileState(cfg.Local, false)
-		switch {
-		case cfg.Local.Err != nil:
-		case cfg.Local.Trusted:
-			state = cfg.Local.Path + " (read; yours: vouched for with --trust-local, or the project is trusted)"
-		default:
-			state = cfg.Local.Path + " (read; not vouched for, so taken as a project file: flower-config --trust-local)"
-		}
-		fmt.Fprintf(&b, "local file      %s\n", state)
+		fmt.Fprintf(&b, "local file      %s\n", fileState(cfg.Local, "local"))
 	}
 	b.WriteString("\n")
 	width := 0
@@ -200,7 +180,7 @@ func configText(cfg *config.Config, entries error) string {
 			from = fmt.Sprintf("%s, line %d", from, v.Line)
 		}
 		if value := v.String(); len(v.Extras) == 0 {
-			if value == "" || value == "0 entries" {
+			if value == "" {
 				value = "-"
 			}
 			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", width, k.Name, value, from)
@@ -215,10 +195,9 @@ func configText(cfg *config.Config, entries error) string {
 				}
 				desc += " [" + strings.Join(opts, " ") + "]"
 			}
-			switch {
-			case e.Operands == 0:
+			if e.Operands == 0 {
 				desc += " (no operands)"
-			case e.Operands > 0:
+			} else if e.Operands > 0 {
 				desc += fmt.Sprintf(" (at most %d operands)", e.Operands)
 			}
 			fmt.Fprintf(&b, "%-*s  %s  (%s)\n", width, label, desc, e.Source)
@@ -237,9 +216,8 @@ func configText(cfg *config.Config, entries error) string {
 	return b.String()
 }
 
-// printable is s as it is when every character of it prints, else quoted:
-// an entry can hold a terminal's escape sequences, and a trusted project's
-// file is still the repository's text.
+// printable quotes s if a character of it does not print: a terminal's escape
+// sequences, say, from a repository's file.
 func printable(s string) string {
 	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
 		return s
@@ -248,7 +226,7 @@ func printable(s string) string {
 }
 
 // fileState says where a file is and what became of it.
-func fileState(f config.File, project bool) string {
+func fileState(f config.File, which string) string {
 	switch {
 	case f.Path == "":
 		return "(none: no folder to look in)"
@@ -256,10 +234,14 @@ func fileState(f config.File, project bool) string {
 		return f.Path + " (ignored: " + f.Err.Error() + ")"
 	case !f.Found:
 		return f.Path + " (not found)"
-	case project && f.Trusted:
+	case which == "project" && f.Trusted:
 		return f.Path + " (read; trusted, in trusted-projects)"
-	case project:
+	case which == "project":
 		return f.Path + " (read; not trusted)"
+	case which == "local" && f.Trusted:
+		return f.Path + " (read; yours: vouched for with --trust-local, or the project is trusted)"
+	case which == "local":
+		return f.Path + " (read; not vouched for, so taken as a project file: flower-config --trust-local)"
 	}
 	return f.Path + " (read)"
 }
@@ -284,13 +266,12 @@ func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int 
 			b.WriteString(entryLine(e))
 		}
 	})
-	if err != nil {
-		return c.Fail(err)
-	}
-	if _, err := io.WriteString(c.Stdout, b.String()); err != nil {
-		return c.Fail(err)
+	if err == nil {
+		_, err = io.WriteString(c.Stdout, b.String())
 	}
 	switch {
+	case err != nil:
+		return c.Fail(err)
 	case bad > 0:
 		fmt.Fprintf(c.Stderr, "%s: warning: %s: %d line(s) that are not decisions skipped\n", name, path, bad)
 	case n == 0 && !cfg.Value("log.enabled").Bool:
@@ -299,8 +280,7 @@ func printLog(c *hook.CLI, cfg *config.Config, session string, asJSON bool) int 
 	return hook.ExitOK
 }
 
-// entryLine is one decision on one line: when, which session and hook,
-// what it decided and why, and the sizes that are set.
+// entryLine is one decision on a line: when, session, hook, verdict, why, sizes.
 func entryLine(e decisionlog.Entry) string {
 	what, thread := e.Event, "main"
 	if e.Tool != "" {
@@ -315,13 +295,10 @@ func entryLine(e decisionlog.Entry) string {
 		line += fmt.Sprintf("  input %q", e.Input)
 	}
 	var sizes []string
-	for _, s := range []struct {
-		n    int64
-		unit string
-	}{{int64(e.Sizes.Payload), "B payload"}, {int64(e.Sizes.Input), "B command"}, {int64(e.Sizes.Result), "B result"},
-		{e.Sizes.Spilled, "chars spilled"}, {int64(e.Sizes.Files), "spill files"}, {int64(e.Sizes.Shown), "chars shown"}} {
-		if s.n > 0 {
-			sizes = append(sizes, fmt.Sprintf("%d %s", s.n, s.unit))
+	z := e.Sizes
+	for i, n := range []int64{int64(z.Payload), int64(z.Input), int64(z.Result), z.Spilled, int64(z.Files), int64(z.Shown)} {
+		if n > 0 {
+			sizes = append(sizes, fmt.Sprintf("%d %s", n, []string{"B payload", "B command", "B result", "chars spilled", "spill files", "chars shown"}[i]))
 		}
 	}
 	if len(sizes) > 0 {

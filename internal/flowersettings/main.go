@@ -1,3 +1,6 @@
+// Package flowersettings is flower-settings, the editor install.sh runs to
+// wire flower's hooks into a Claude Code settings file and take them out,
+// every other byte kept.
 package flowersettings
 
 import (
@@ -21,13 +24,8 @@ import (
 
 const name = "flower-settings"
 
-// BackupSuffix names the copy of the user's settings file from before flower
-// was wired into it, kept next to it.
+// BackupSuffix names the copy of the user's file from before flower.
 const BackupSuffix = ".flower.bak"
-
-// newFilePerm is the mode of a settings file flower creates: settings files
-// may come to hold secrets (env blocks with API keys), so only the owner reads.
-const newFilePerm = 0o600
 
 const usage = `Usage: flower-settings --settings FILE --bin DIR [--layers 1,2,3] [--dry-run]
        flower-settings --settings FILE --bin DIR --uninstall [--dry-run]
@@ -76,63 +74,54 @@ type options struct {
 
 // run does what the flags ask and returns what to print.
 func (o options) run(args []string) (string, error) {
-	if len(args) > 0 {
-		return "", fmt.Errorf("unexpected argument %q (see --help)", args[0])
-	}
-	if o.printScript {
-		return capture.Script, nil
-	}
 	var layers []string
 	var err error
-	if o.layers != "" {
+	switch {
+	case len(args) > 0:
+		return "", fmt.Errorf("unexpected argument %q (see --help)", args[0])
+	case o.printScript:
+		return capture.Script, nil
+	case o.layers != "":
 		if layers, err = ParseLayers(o.layers); err != nil {
 			return "", err
 		}
 	}
-	dir := ""
-	if o.bin != "" {
-		if dir, err = filepath.Abs(o.bin); err != nil {
+	dir := o.bin
+	if dir != "" {
+		if dir, err = filepath.Abs(dir); err != nil {
 			return "", err
 		}
 	}
 	if o.print {
-		if layers == nil {
-			layers = DefaultLayers
-		}
-		out, err := Example(dir, layers)
+		out, err := Example(dir, cmpLayers(layers, DefaultLayers))
 		return string(out), err
 	}
-
 	if o.settings == "" {
 		return "", errors.New("--settings FILE is required (see --help)")
 	}
 	path, doc, info, err := read(o.settings)
-	if err != nil {
+	switch {
+	case err != nil:
 		return "", err
-	}
-	if o.check {
+	case o.check:
 		if err := writable(o.settings, path, info); err != nil {
 			return "", errors.New(err.Error() + wayOut)
 		}
 		return path + ": can be merged\n", nil
-	}
-	if dir == "" {
+	case dir == "":
 		return "", errors.New("--bin DIR is required: the folder holding the installed binaries")
+	case o.uninstall && info == nil:
+		return path + ": does not exist, nothing to remove\n", nil
 	}
 
 	var out []byte
 	var changes []Change
-	switch {
-	case o.uninstall && info == nil:
-		return path + ": does not exist, nothing to remove\n", nil
-	case o.uninstall:
+	if o.uninstall {
 		out, changes, err = Uninstall(doc, dir)
-	default:
+	} else {
 		if layers == nil {
-			layers, _ = WiredLayers(doc, dir)
-		}
-		if layers == nil {
-			layers = DefaultLayers
+			wired, _ := WiredLayers(doc, dir)
+			layers = cmpLayers(wired, DefaultLayers)
 		}
 		if !o.dryRun { // a dry run is asked before the binaries are installed
 			if err := installed(dir, layers); err != nil {
@@ -144,18 +133,21 @@ func (o options) run(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", path, err)
 	}
-	// The plugin wires the same hooks: with both, Claude Code runs each twice.
+	// The plugin wires the same hooks: with both, each runs twice.
 	var plugins []string
-	if !o.uninstall {
-		plugins = Plugins(out)
-		if o.disablePlugin {
-			for _, key := range plugins {
-				out = setValue(out, "enabledPlugins."+gjson.Escape(key), false)
-				changes = append(changes, Change{Kind: Move, Entry: Entry{Event: "enabledPlugins", Layer: "plugin"},
-					Command: key + " true", To: "false", Why: "its hooks would run each of these a second time"})
-			}
-			plugins = nil
+	gjson.GetBytes(out, "enabledPlugins").ForEach(func(k, v gjson.Result) bool {
+		if name, _, _ := strings.Cut(k.Str, "@"); name == "flower" && v.Type == gjson.True && !o.uninstall {
+			plugins = append(plugins, k.Str)
 		}
+		return true
+	})
+	if o.disablePlugin {
+		for _, key := range plugins {
+			out = setValue(out, "enabledPlugins."+gjson.Escape(key), false)
+			changes = append(changes, Change{Kind: Move, Entry: Entry{Event: "enabledPlugins", Layer: "plugin"},
+				Command: key + " true", To: "false", Why: "its hooks would run each of these a second time"})
+		}
+		plugins = nil
 	}
 	if jsoncheck.Check(string(out), maxDepth) != nil {
 		return "", errors.New("internal error: the merged settings are not valid JSON; nothing was changed")
@@ -184,9 +176,7 @@ func (o options) run(args []string) (string, error) {
 		fmt.Fprintf(&b, "already wired (layers %s), nothing to change\n", strings.Join(layers, ","))
 	case o.dryRun:
 		fmt.Fprintln(&b, "dry run: nothing written")
-	case info == nil:
-		fmt.Fprintf(&b, "wrote %s\n", path)
-	case !wired(doc):
+	case info != nil && !wired(doc):
 		fmt.Fprintf(&b, "wrote %s (your file as it was before flower is in %s)\n", path, path+BackupSuffix)
 	default:
 		fmt.Fprintf(&b, "wrote %s\n", path)
@@ -205,37 +195,30 @@ func (o options) run(args []string) (string, error) {
 	return b.String(), nil
 }
 
+func cmpLayers(layers, or []string) []string {
+	if layers == nil {
+		return or
+	}
+	return layers
+}
+
 // Wiring is one handler of a settings document that runs a flower binary.
 type Wiring struct {
 	Event, Binary, Layer, Command string
-	Retired                       bool // an entry flower no longer wires
+	Program                       string // the program the command runs, unquoted
+	Retired                       bool   // an entry flower no longer wires
 }
 
-// Wirings lists the handlers of doc that run flower's binaries, from any
-// folder, in the order of the file.
+// Wirings lists the handlers of doc that run flower's binaries, from any folder.
 func Wirings(doc []byte) []Wiring {
 	var out []Wiring
 	for _, f := range scan(doc, "") {
-		out = append(out, Wiring{Event: f.Event, Binary: f.Binary, Layer: f.Layer, Command: f.command, Retired: f.why != ""})
+		out = append(out, Wiring{f.Event, f.Binary, f.Layer, f.command, f.program, f.why != ""})
 	}
 	return out
 }
 
-// Plugins lists the keys of doc's enabledPlugins that turn flower's Claude
-// Code plugin on: "flower@<marketplace>": true.
-func Plugins(doc []byte) []string {
-	var keys []string
-	gjson.GetBytes(doc, "enabledPlugins").ForEach(func(k, v gjson.Result) bool {
-		if name, _, _ := strings.Cut(k.Str, "@"); name == "flower" && v.Type == gjson.True {
-			keys = append(keys, k.Str)
-		}
-		return true
-	})
-	return keys
-}
-
-// installed checks that the binaries of layers are in dir, and the capture
-// script where the install in dir keeps it.
+// installed checks that dir holds the binaries of layers and the capture script.
 func installed(dir string, layers []string) error {
 	isFile := func(path string) bool {
 		fi, err := os.Stat(path)
@@ -243,28 +226,22 @@ func installed(dir string, layers []string) error {
 	}
 	for _, b := range Binaries(layers) {
 		if !isFile(filepath.Join(dir, b)) {
-			return fmt.Errorf("%s is not in %s (needed by --layers %s); build and install it first, or leave its layer out",
-				b, dir, strings.Join(layers, ","))
+			return fmt.Errorf("%s is not in %s (needed by --layers %s); build and install it first, or leave its layer out", b, dir, strings.Join(layers, ","))
 		}
 	}
 	if script := capture.ScriptPath(dir); slices.Contains(layers, LayerCapture) && !isFile(script) {
-		return fmt.Errorf("%s is not there (needed by --layers %s); install.sh puts it there, or write it with --print-capture-script",
-			script, strings.Join(layers, ","))
+		return fmt.Errorf("%s is not there (needed by --layers %s); install.sh puts it there, or write it with --print-capture-script", script, strings.Join(layers, ","))
 	}
 	return nil
 }
 
-// Example is the settings document {"hooks": {…}} for layers, with commands
-// into dir (bare names when dir is empty), laid out as Claude Code lays out
-// its settings.
+// Example is {"hooks": {…}} for layers, into dir (by name for "").
 func Example(dir string, layers []string) ([]byte, error) {
 	out, _, err := Install([]byte("{}\n"), dir, layers)
 	return out, err
 }
 
-// PluginHooks is hooks/hooks.json of the Claude Code plugin: the default
-// layers, calling the binaries by name, as go install and install.sh put them
-// on PATH.
+// PluginHooks is the plugin's hooks/hooks.json: the default layers, by name on PATH.
 func PluginHooks() ([]byte, error) {
 	doc := "{\n  \"description\": \"flower: delegate-guard (layer 1), index-guard (layer 2), spill-guard (layer 3). " +
 		"The binaries must be on PATH (go install or install.sh); a missing one disables its hook.\"\n}\n"
@@ -272,11 +249,8 @@ func PluginHooks() ([]byte, error) {
 	return out, err
 }
 
-// read returns the file to write for the --settings value, its bytes and
-// its info, after checking that flower can merge into it. The file is read
-// through a symlink (dotfile managers link settings.json), so that the atomic
-// rename replaces the linked file instead of the link. A missing file reads
-// as an empty settings object with nil info.
+// read returns the file to write for --settings (a link followed: dotfile
+// managers link settings.json), its bytes ({} when missing) and its info.
 func read(settings string) (path string, doc []byte, info os.FileInfo, err error) {
 	if path, err = filepath.Abs(settings); err != nil {
 		return "", nil, nil, err
@@ -287,8 +261,7 @@ func read(settings string) (path string, doc []byte, info os.FileInfo, err error
 		return "", nil, nil, err
 	}
 	doc = []byte("{}\n")
-	info, err = os.Stat(path)
-	switch {
+	switch info, err = os.Stat(path); {
 	case errors.Is(err, fs.ErrNotExist):
 		info, err = nil, nil
 	case err == nil && !info.Mode().IsRegular():
@@ -304,20 +277,17 @@ func read(settings string) (path string, doc []byte, info os.FileInfo, err error
 	return path, doc, info, err
 }
 
-// write replaces path with out, atomically, after saving the previous
-// version as path+BackupSuffix when it is the user's own file, with nothing
-// of flower's wired (a backup of an earlier install would wire hooks to
-// binaries that may be gone). A new file is made with newFilePerm. settings
-// is the file as the user named it, for messages.
+// write replaces path with out atomically, first keeping prev as the backup
+// when nothing of flower's is wired in it (an earlier install's would wire
+// binaries that may be gone). A new file is 0600: settings may hold secrets.
 func write(settings, path string, prev, out []byte, info os.FileInfo) error {
-	if err := writable(settings, path, info); err != nil {
-		return err
-	}
-	var err error
+	err := writable(settings, path, info)
 	switch {
+	case err != nil:
+		return err
 	case info == nil:
 		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			err = atomicfile.Write(path, out, newFilePerm)
+			err = atomicfile.Write(path, out, 0o600)
 		}
 	case !wired(prev):
 		if err = atomicfile.Write(path+BackupSuffix, prev, info.Mode().Perm()); err == nil {
@@ -329,29 +299,21 @@ func write(settings, path string, prev, out []byte, info os.FileInfo) error {
 	return cannotWrite(settings, path, err)
 }
 
-// wired reports whether doc runs any of flower's binaries, from any folder,
-// or names the capture script.
+// wired reports whether doc runs any flower binary or names the capture script.
 func wired(doc []byte) bool { return len(scan(doc, "")) > 0 || captureWired(doc) }
 
-// writable checks, without changing anything, that path can be replaced as
-// write replaces it: a file created beside it and renamed over it. A file
-// without the owner's write permission counts as one its owner does not want
-// changed (home-manager makes settings.json a link to such a file in a
-// read-only store), even where the folder would allow the rename.
+// writable checks, changing nothing, that write can make a file beside path.
+// A file its owner may not write is one not to change (home-manager's store).
 func writable(settings, path string, info os.FileInfo) error {
 	if info != nil && info.Mode().Perm()&0o200 == 0 {
 		return cannotWrite(settings, path, fmt.Errorf("it is read-only (mode %04o)", info.Mode().Perm()))
 	}
-	// A link to a file not there (a dotfile manager's, before its
-	// checkout): the rename would replace the link with a plain file.
+	// The rename would replace a link to a missing file with a plain file.
 	if dest, err := os.Readlink(path); info == nil && err == nil {
 		return cannotWrite(settings, path, fmt.Errorf("it is a symlink to %s, which does not exist (create that file with {} in it)", dest))
 	}
 	dir := filepath.Dir(path)
-	for {
-		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
-			break
-		}
+	for _, err := os.Stat(dir); err != nil && filepath.Dir(dir) != dir; _, err = os.Stat(dir) {
 		dir = filepath.Dir(dir)
 	}
 	f, err := os.CreateTemp(dir, ".flower-check-*")
@@ -362,8 +324,7 @@ func writable(settings, path string, info os.FileInfo) error {
 	return os.Remove(f.Name())
 }
 
-// cannotWrite says why the settings file cannot be changed, naming the file
-// a link leads to, or is nil for a nil err.
+// cannotWrite says why the settings file cannot be changed; nil for nil.
 func cannotWrite(settings, path string, err error) error {
 	if err == nil {
 		return nil
@@ -372,8 +333,6 @@ func cannotWrite(settings, path string, err error) error {
 	if abs, aerr := filepath.Abs(settings); aerr == nil && abs != path {
 		what = fmt.Sprintf("%s (a link to %s)", settings, path)
 	}
-	// The folder where a file could not be made: for a settings file not
-	// created yet, the nearest one that exists.
 	folder := filepath.Dir(path)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -2,6 +2,7 @@ package flowersettings
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -12,16 +13,26 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
-// maxDepth bounds the nesting of a settings file, as deep as the hooks
-// accept a payload (docs/REFERENCE.md).
+// maxDepth bounds a settings file's nesting, as the hooks bound a payload's.
 const maxDepth = 100_000
 
-// Change is one edit of a settings file: a hook entry, or the capture
-// layer's value in "env", added, removed, or moved to the install in --bin.
+// The capture layer's BASH_ENV names the capture script; the user's own moves
+// to FLOWER_BASH_ENV, which the script reads after itself, and back.
+const (
+	bashEnv    = "BASH_ENV"
+	chainedEnv = "FLOWER_BASH_ENV"
+)
+
+// envEntry is the Entry of the Changes to "env".
+var envEntry = Entry{Layer: LayerCapture, Event: "env"}
+
+// Change is one edit: a hook entry or the capture layer's "env" value added,
+// removed, or moved to the install in --bin.
 type Change struct {
 	Kind    Kind
 	Entry   Entry
@@ -39,11 +50,10 @@ const (
 	Move
 )
 
-// String is the change as printed, one line: "+", "-" or "~", the event,
-// the command, and the layer (with the timeout of a hook added) or why.
+// String is the change as printed, one line.
 func (c Change) String() string {
 	e := c.Entry
-	s := map[Kind]string{Add: "+ ", Remove: "- ", Move: "~ "}[c.Kind] + e.Event
+	s := []string{"+ ", "- ", "~ "}[c.Kind] + e.Event
 	if c.Kind == Add && e.Matcher != "" {
 		s += " [" + e.Matcher + "]"
 	}
@@ -64,19 +74,15 @@ func (c Change) String() string {
 }
 
 // Install returns doc with the entries of layers wired to the binaries in
-// dir, and what changed. An entry already there for dir is left as it is,
-// whatever its matcher, timeout or arguments: those may be the user's edits.
-// The first entry running the same binary from elsewhere (another prefix, a
-// binary called by name) is moved to dir, arguments kept, and other copies
-// removed, so that no hook fires twice. Entries of the other layers and
-// retired entries are removed, wherever their binary is.
+// dir, and what changed. An entry there for dir stays as the user left it;
+// the first running the binary from elsewhere moves to dir, others go (no
+// hook fires twice), as do other layers' entries and retired ones.
 func Install(doc []byte, dir string, layers []string) ([]byte, []Change, error) {
 	return edit(doc, dir, layers, false)
 }
 
-// Uninstall returns doc without flower's entries for the binaries in dir and
-// without retired entries, and what it removed. Entries of binaries elsewhere
-// belong to another install and stay.
+// Uninstall returns doc without the entries for dir and retired ones; another
+// install's stay.
 func Uninstall(doc []byte, dir string) ([]byte, []Change, error) {
 	return edit(doc, dir, nil, true)
 }
@@ -97,14 +103,10 @@ func edit(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 	default:
 		out, env = unwireEnv(out, "")
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, append(changes, env...), nil
+	return out, append(changes, env...), err
 }
 
-// WiredLayers lists the layers of which doc holds at least one entry, for
-// the binaries in dir or elsewhere.
+// WiredLayers lists the layers doc holds an entry of, from any folder.
 func WiredLayers(doc []byte, dir string) ([]string, error) {
 	if err := Validate(doc); err != nil {
 		return nil, err
@@ -119,17 +121,27 @@ func WiredLayers(doc []byte, dir string) ([]string, error) {
 	return sortLayers(layers), nil
 }
 
-// Validate checks that doc is a settings file flower can merge into: one JSON
-// object, with no key given twice, whose parts that flower edits have the
-// shape it edits. The error says what is wrong in one line.
+// Validate checks that doc is a JSON object flower can merge into: the parts
+// it edits of their shape, no key twice (flower would edit the one Claude Code
+// does not read).
 func Validate(doc []byte) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return errors.New("the file is empty, which is not valid JSON (write {} into it, or delete it)")
 	}
-	if err := jsoncheck.Check(string(doc), maxDepth); err != nil {
-		return checkError(string(doc), err)
-	}
-	if !gjson.ParseBytes(doc).IsObject() {
+	var e *jsoncheck.Error
+	switch err := jsoncheck.Check(string(doc), maxDepth); {
+	case errors.As(err, &e) && e.Repeated:
+		where := "the top level"
+		if e.Path != "" {
+			where = strconv.Quote(e.Path)
+		}
+		return fmt.Errorf("%s holds the key %q twice (Claude Code reads the last, flower the first); keep one, nothing was changed", where, e.Key)
+	case e != nil:
+		column := e.Offset - bytes.LastIndexByte(doc[:e.Offset], '\n')
+		return fmt.Errorf("not valid JSON (line %d, column %d: %s); fix it or move it away, nothing was changed", e.Line(string(doc)), column, e.Msg)
+	case err != nil:
+		return err
+	case !gjson.ParseBytes(doc).IsObject():
 		return errors.New("not a JSON object; nothing was changed")
 	}
 	shapes := [][2]string{{"hooks", "an object"}, {"env", "an object"}, {"env." + bashEnv, "a string"}, {"env." + chainedEnv, "a string"}}
@@ -147,39 +159,18 @@ func Validate(doc []byte) error {
 	return nil
 }
 
-// checkError words a jsoncheck error. A key given twice is refused because
-// flower reads the first of two, Claude Code's JSON.parse the last: flower
-// would edit an object Claude Code never reads, and say it had.
-func checkError(doc string, err error) error {
-	var e *jsoncheck.Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	if e.Repeated {
-		where := "the top level"
-		if e.Path != "" {
-			where = strconv.Quote(e.Path)
-		}
-		return fmt.Errorf("%s holds the key %q twice (Claude Code reads the last, flower the first); keep one, nothing was changed", where, e.Key)
-	}
-	column := e.Offset - strings.LastIndexByte(doc[:e.Offset], '\n')
-	return fmt.Errorf("not valid JSON (line %d, column %d: %s); fix it or move it away, nothing was changed", e.Line(doc), column, e.Msg)
-}
-
-// found is a handler of the file that runs one of flower's binaries under
-// its event: flower's for dir (ours), the same binary from elsewhere, or a
-// retired entry (why says why it goes).
+// found is a handler that runs a flower binary: for dir (ours), from
+// elsewhere, or retired (why).
 type found struct {
 	Entry
-	command        string
-	ours           bool
-	why            string
-	group, handler int // indexes in hooks.<event> and in the group's hooks
+	command, program string
+	ours             bool
+	why              string
+	group, handler   int // indexes in hooks.<event> and in the group's hooks
 }
 
-// scan finds the handlers of doc that run flower's binaries, in the order of
-// the file. Groups and handlers of another shape are someone else's and are
-// skipped, never touched.
+// scan finds the handlers of doc that run flower's binaries, in file order;
+// groups and handlers of another shape are someone else's.
 func scan(doc []byte, dir string) []found {
 	var out []found
 	gjson.GetBytes(doc, "hooks").ForEach(func(event, groups gjson.Result) bool {
@@ -194,6 +185,7 @@ func scan(doc []byte, dir string) []found {
 				}
 				f := found{command: cmd.Str, group: gi, handler: hi}
 				prog, rest := splitProgram(f.command)
+				f.program = prog
 				for _, e := range Catalog {
 					if e.Event == event.Str && e.Binary == filepath.Base(prog) {
 						f.Entry, f.ours = e, e.IsCommandOf(f.command, dir)
@@ -214,9 +206,8 @@ func scan(doc []byte, dir string) []found {
 	return out
 }
 
-// splitProgram splits a command line into the program it runs (unquoted, for
-// the common shapes: a plain word or one in single or double quotes without
-// escapes) and the rest, which begins with the space after it.
+// splitProgram splits a command into its program (unquoted: a word, or quoted
+// without escapes) and the rest, from the space after it.
 func splitProgram(cmd string) (prog, rest string) {
 	if cmd != "" && (cmd[0] == '\'' || cmd[0] == '"') {
 		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
@@ -229,8 +220,7 @@ func splitProgram(cmd string) (prog, rest string) {
 	return cmd, ""
 }
 
-// group is a settings hook group as flower writes it, its fields in the
-// order Claude Code's documentation shows them.
+// group is a hook group as flower writes it, fields in Claude Code's documented order.
 type group struct {
 	Matcher string    `json:"matcher,omitempty"`
 	Hooks   []handler `json:"hooks"`
@@ -242,15 +232,8 @@ type handler struct {
 	Timeout int    `json:"timeout"`
 }
 
-// wire wires the hooks of layers for dir (none when uninstalling, which
-// removes dir's entries) and removes retired entries.
+// wire wires the hooks of layers for dir, or removes dir's when uninstalling.
 func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Change) {
-	var want []Entry
-	for _, e := range Catalog {
-		if slices.Contains(layers, e.Layer) {
-			want = append(want, e)
-		}
-	}
 	present := scan(doc, dir)
 	var changes []Change
 	var doomed []found
@@ -264,50 +247,39 @@ func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 	}
 	out := doc
 	for _, f := range present {
+		wanted := !uninstall && slices.Contains(layers, f.Layer)
 		switch {
 		case f.why != "":
 			drop(f, f.why)
-		case uninstall:
-			if f.ours {
-				drop(f, "")
-			}
-		case !slices.Contains(want, f.Entry):
-			drop(f, "")
-		case f.ours:
-		case !settled[f.Entry]:
+		case uninstall && !f.ours, wanted && f.ours:
+		case wanted && !settled[f.Entry]:
 			settled[f.Entry] = true
 			_, rest := splitProgram(f.command)
 			to := f.Command(dir) + rest
 			out = setValue(out, fmt.Sprintf("hooks.%s.%d.hooks.%d.command", gjson.Escape(f.Event), f.group, f.handler), to)
 			changes = append(changes, Change{Kind: Move, Entry: f.Entry, Command: f.command, To: to})
-		default:
+		case wanted:
 			drop(f, "a second copy of layer "+f.Layer+"'s entry, which would fire twice")
+		default:
+			drop(f, "")
 		}
 	}
-
-	// From the back, so that the indexes of what remains hold; an emptied
-	// group, event or "hooks" goes with its last entry.
+	// From the back, so that indexes hold; an emptied group, event or "hooks" goes too.
 	for _, f := range slices.Backward(doomed) {
 		event := "hooks." + gjson.Escape(f.Event)
-		group := event + "." + strconv.Itoa(f.group)
-		var empty bool
-		out, empty = remove(out, group+".hooks", strconv.Itoa(f.handler))
-		if empty {
-			out, empty = remove(out, event, strconv.Itoa(f.group))
-		}
-		if empty {
-			out, empty = remove(out, "hooks", f.Event)
-		}
-		if empty {
-			out, _ = remove(out, "", "hooks")
+		for _, at := range [][2]string{{event + "." + strconv.Itoa(f.group) + ".hooks", strconv.Itoa(f.handler)},
+			{event, strconv.Itoa(f.group)}, {"hooks", f.Event}, {"", "hooks"}} {
+			var empty bool
+			if out, empty = remove(out, at[0], at[1]); !empty {
+				break
+			}
 		}
 	}
-
-	for _, e := range want {
-		if slices.ContainsFunc(present, func(f found) bool { return f.Entry == e }) {
+	for _, e := range Catalog {
+		if !slices.Contains(layers, e.Layer) || slices.ContainsFunc(present, func(f found) bool { return f.Entry == e }) {
 			continue
 		}
-		g := group{Matcher: e.Matcher, Hooks: []handler{{Type: "command", Command: e.Command(dir), Timeout: e.Timeout}}}
+		g := group{Matcher: e.Matcher, Hooks: []handler{{"command", e.Command(dir), e.Timeout}}}
 		switch event := "hooks." + gjson.Escape(e.Event); {
 		case gjson.GetBytes(out, event).Exists():
 			out = insert(out, event, "", g)
@@ -328,4 +300,56 @@ func setValue(doc []byte, path string, value any) []byte {
 		panic(err) // the paths are built here, and valid
 	}
 	return out
+}
+
+// captureWired reports whether doc's BASH_ENV names any install's capture script.
+func captureWired(doc []byte) bool {
+	return capture.IsScriptPath(gjson.GetBytes(doc, "env."+bashEnv).String())
+}
+
+// wireEnv points BASH_ENV at the capture script in dir, moving another install's.
+func wireEnv(doc []byte, dir string) ([]byte, []Change, error) {
+	if dir == "" {
+		return nil, nil, errors.New("the capture layer needs --bin: BASH_ENV must name the capture script by its absolute path")
+	}
+	script := capture.ScriptPath(dir)
+	cur, chained := gjson.GetBytes(doc, "env."+bashEnv), gjson.GetBytes(doc, "env."+chainedEnv)
+	move := Change{Kind: Move, Entry: envEntry, Command: bashEnv + "=" + cur.Str, To: script}
+	add := []Change{{Kind: Add, Entry: envEntry, Command: bashEnv + "=" + script}}
+	switch {
+	case cur.Str == script:
+		return doc, nil, nil
+	case capture.IsScriptPath(cur.Str):
+		return setValue(doc, "env."+bashEnv, script), []Change{move}, nil
+	case cur.Exists() && chained.Exists():
+		return nil, nil, fmt.Errorf(`"env" holds %s=%s and %s=%s: the first is not flower's capture script and would be lost; `+
+			`remove %s, or move %s's value there yourself; nothing was changed`, bashEnv, cur.Raw, chainedEnv, chained.Raw, chainedEnv, bashEnv)
+	case cur.Exists():
+		// Moved as written, escapes and all, so that taking the layer out gives back its bytes.
+		move.Why = "your " + bashEnv + " moves to " + chainedEnv + ", which the capture script reads after itself"
+		return insert(setValue(doc, "env."+bashEnv, script), "env", chainedEnv, json.RawMessage(cur.Raw)), []Change{move}, nil
+	case gjson.GetBytes(doc, "env").Exists():
+		return insert(doc, "env", bashEnv, script), add, nil
+	}
+	return insert(doc, "", "env", map[string]string{bashEnv: script}), add, nil
+}
+
+// unwireEnv takes the capture script out of BASH_ENV (only dir's, if set),
+// bringing back the user's from FLOWER_BASH_ENV; an emptied "env" goes.
+func unwireEnv(doc []byte, dir string) ([]byte, []Change) {
+	cur := gjson.GetBytes(doc, "env."+bashEnv).Str
+	if !capture.IsScriptPath(cur) || dir != "" && cur != capture.ScriptPath(dir) {
+		return doc, nil
+	}
+	change := Change{Kind: Remove, Entry: envEntry, Command: bashEnv + "=" + cur}
+	if chained := gjson.GetBytes(doc, "env."+chainedEnv); chained.Exists() {
+		change.Why = "your " + bashEnv + " comes back from " + chainedEnv + ": " + chained.Str
+		out, _ := remove(doc, "env", chainedEnv)
+		return setValue(out, "env."+bashEnv, json.RawMessage(chained.Raw)), []Change{change}
+	}
+	out, empty := remove(doc, "env", bashEnv)
+	if empty {
+		out, _ = remove(out, "", "env")
+	}
+	return out, []Change{change}
 }

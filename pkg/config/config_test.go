@@ -805,3 +805,13 @@ func TestLocalFile(t *testing.T) {
 		t.Error("vouched for a symlink")
 	}
 }
+
+// TestBadFileIgnoredWhole: a file refused for a bad value sets nothing, not
+// even the keys before the bad one.
+func TestBadFileIgnoredWhole(t *testing.T) {
+	s := newSandbox(t)
+	c := s.load(t, `{"index-guard": {"max-entries": 3}, "spill-guard": {"threshold": "x"}}`, "")
+	if c.User.Err == nil || c.Value("index-guard.max-entries").Int != 40 {
+		t.Errorf("error %v, max-entries %d; want the file ignored whole", c.User.Err, c.Value("index-guard.max-entries").Int)
+	}
+}

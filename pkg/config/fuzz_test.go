@@ -44,8 +44,8 @@ func FuzzParse(f *testing.F) {
 		if diff := cmp.Diff(l, l2, cmp.AllowUnexported(Key{})); diff != "" {
 			t.Fatalf("two layers (-first +second):\n%s", diff)
 		}
-		c := &Config{Dir: "/p", Project: File{Path: path, Found: true}}
-		if err := c.merge(nil, l, nil); err != nil {
+		c := &Config{Dir: "/p", Project: File{Path: path, Found: true, set: l}}
+		if err := c.merge(&c.User, &c.Project); err != nil {
 			return
 		}
 		if head, threshold := c.Value("spill-guard.head").Int, c.Value("spill-guard.threshold").Int; head >= threshold {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,35 +19,99 @@ import (
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
-// Limits on a configuration file. A real one is a few hundred bytes, a
-// dozen keys and a few glance entries; a file past them is refused whole.
+// kind is the JSON type of a key's value.
+type kind uint8
+
 const (
-	// MaxFileBytes is the most a file may hold: a project file is read on
-	// every hook call, and a repository can commit a file of any size.
-	MaxFileBytes = 64 << 10
-	// maxDepth caps how deep objects and arrays nest: a valid file goes 4
-	// deep (an entry's options).
-	maxDepth   = 8
-	maxEntries = 200  // glance entries of one key
-	maxItems   = 200  // names of a list
-	maxPath    = 4096 // PATH_MAX
-	maxInt     = 1 << 30
+	boolKind    kind = iota
+	intKind          // a whole number from the key's min up
+	pathKind         // a string naming a folder or file
+	listKind         // an array of names
+	entriesKind      // an array of glance-table entries
 )
 
-// ProjectFile is the project file, under the project folder: beside
-// Claude Code's own .claude/settings.json, where a user looks for a
-// project's settings (the trust rule, not the name, keeps it in its place).
+// rule is what an untrusted project file (someone else's text) may do with a key.
+type rule uint8
+
+const (
+	free        rule = iota // a size or a switch no value of which widens anything
+	onlyOff                 // turned off, never on where the user turned it off
+	addOnly                 // names added to the user's, never taken away
+	trustedOnly             // why says what it would widen
+	userOnly                // only from the user file
+)
+
+// Key is one key of the configuration; each flag of a hook has one, named
+// after it under the command's name, that fills it when not given.
+type Key struct {
+	Name    string   // the dotted path: "spill-guard.threshold"
+	Default string   // as flower-config prints it; the flag's default
+	Flags   []string // the flags the key fills, "command --flag"
+	kind    kind
+	min     int  // for intKind, and the fewest names of a listKind
+	invert  bool // the flag is the key's negation (--no-glance)
+	rule    rule
+	why     string // for trustedOnly
+}
+
+const (
+	where = "where tool output is written is the user's choice"
+	log   = "the decision log is the user's"
+)
+
+// keys is every key, in the order flower-config prints them.
+var keys = []*Key{
+	{Name: "delegate-guard.enabled", kind: boolKind, Default: "true", rule: onlyOff},
+	{Name: "delegate-guard.tools", kind: listKind, Default: "Bash,Write,Edit,NotebookEdit", min: 1, Flags: []string{"delegate-guard --tools"}, rule: addOnly},
+	{Name: "delegate-guard.glance", kind: boolKind, Default: "true", Flags: []string{"delegate-guard --no-glance"}, invert: true, rule: onlyOff},
+	{Name: "delegate-guard.main-thread", kind: entriesKind, rule: trustedOnly, why: "lets the main thread run more"},
+	{Name: "glances", kind: entriesKind, rule: trustedOnly, why: "widens the glance table"},
+	{Name: "index-guard.enabled", kind: boolKind, Default: "true", rule: onlyOff},
+	{Name: "index-guard.max-entries", kind: intKind, Default: "40", Flags: []string{"index-guard --max-entries"}},
+	{Name: "spill-guard.enabled", kind: boolKind, Default: "true", rule: onlyOff},
+	{Name: "spill-guard.threshold", kind: intKind, Default: "4000", min: 1, Flags: []string{"spill-guard --threshold"}},
+	{Name: "spill-guard.head", kind: intKind, Default: "400", Flags: []string{"spill-guard --head"}},
+	{Name: "spill-guard.main-only", kind: boolKind, Default: "false", Flags: []string{"spill-guard --main-only"}},
+	{Name: "workbench", kind: pathKind, Flags: []string{"delegate-guard --workbench", "index-guard --workbench", "spill-guard --workbench"}, rule: trustedOnly, why: where},
+	{Name: "prune-session.keep-recent", kind: intKind, Default: "6", Flags: []string{"prune-session --keep-recent"}},
+	{Name: "prune-session.keep-denials", kind: intKind, Default: "1", Flags: []string{"prune-session --keep-denials"}},
+	{Name: "prune-session.trim", kind: boolKind, Default: "false", Flags: []string{"prune-session --trim"}, rule: onlyOff},
+	{Name: "prune-session.trim-min", kind: intKind, Default: "2000", Flags: []string{"prune-session --trim-min"}},
+	{Name: "prune-session.trim-keep", kind: intKind, Default: "20", Flags: []string{"prune-session --trim-keep"}},
+	{Name: "prune-session.spill-dir", kind: pathKind, Flags: []string{"prune-session --spill-dir"}, rule: trustedOnly, why: where},
+	{Name: "prune-session.sync", kind: boolKind, Default: "false", Flags: []string{"prune-session --sync"}},
+	{Name: "log.enabled", kind: boolKind, Default: "false", rule: trustedOnly, why: log},
+	{Name: "log.file", kind: pathKind, rule: trustedOnly, why: log},
+	// About 16,000 decisions of 250 bytes: a long day's work.
+	{Name: "log.max-bytes", kind: intKind, Default: "4194304", min: 4096, rule: trustedOnly, why: log},
+	{Name: "trusted-projects", kind: listKind, rule: userOnly},
+}
+
+// sections are the objects a file may hold; every other key is a leaf.
+var sections = []string{"delegate-guard", "index-guard", "spill-guard", "prune-session", "log"}
+
+// Keys returns every key, in the order flower-config prints them.
+func Keys() []*Key { return keys }
+
+// Limits on a file a repository can commit at any size and the hooks read on
+// every call; a real one is a few hundred bytes, 4 levels deep.
+const (
+	MaxFileBytes = 64 << 10
+	maxDepth     = 8
+	maxEntries   = 200  // glance entries of one key
+	maxItems     = 200  // names of a list
+	maxPath      = 4096 // PATH_MAX
+	maxInt       = 1 << 30
+)
+
+// ProjectFile is the project file, beside Claude Code's .claude/settings.json.
 const ProjectFile = ".claude/flower.json"
 
-// LocalFile is the user's own file for one project, beside ProjectFile and
-// ignored by git (flower-config --trust-local adds it to .git/info/exclude),
-// as Claude Code keeps .claude/settings.local.json. A repository can ship a
-// file by that name too: it counts as the user's only once the user has
-// vouched for its content (Vouch), else as a project file.
+// LocalFile is the user's own file for one project, once vouched for (Vouch);
+// else a project file, as a repository may ship one.
 const LocalFile = ".claude/flower.local.json"
 
-// FileError is why a configuration file cannot be used: its path, the line
-// the problem is on (0 when it is the whole file), and the reason.
+// FileError is why a configuration file cannot be used; Line 0 is the whole file.
 type FileError struct {
 	Path string
 	Line int
@@ -60,7 +125,7 @@ func (e *FileError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// layer is what one file sets, by key name; each Value's From names the file.
+// layer is what one file sets, by key name.
 type layer map[string]*Value
 
 type parser struct {
@@ -68,9 +133,7 @@ type parser struct {
 	out             layer
 }
 
-// parse reads data, the configuration file at path, into the settings it
-// holds; from names the file in their Value.From and in the sources of its
-// glance entries.
+// parse reads data, the file at path, into the settings it holds, from the file named from.
 func parse(data []byte, path, from string) (layer, error) {
 	p := &parser{path: path, src: string(data), from: from, out: layer{}}
 	if len(data) > MaxFileBytes {
@@ -79,11 +142,10 @@ func parse(data []byte, path, from string) (layer, error) {
 	var e *jsoncheck.Error
 	switch err := jsoncheck.Check(p.src, maxDepth); {
 	case errors.As(err, &e) && e.Repeated:
-		name := strings.TrimPrefix(e.Path+"."+e.Key, ".")
 		if i := strings.LastIndexByte(e.Path, '.'); i > 0 && strings.Trim(e.Path[i+1:], "0123456789") == "" {
 			return nil, p.fail(e.Line(p.src), fmt.Sprintf("%s entry: %q is given twice", e.Path[:i], e.Key))
 		}
-		return nil, p.fail(e.Line(p.src), fmt.Sprintf("%q is given twice (a reader could take either)", name))
+		return nil, p.fail(e.Line(p.src), fmt.Sprintf("%q is given twice (a reader could take either)", strings.TrimPrefix(e.Path+"."+e.Key, ".")))
 	case e != nil && e.Msg == "not valid UTF-8":
 		return nil, p.fail(0, e.Msg)
 	case e != nil:
@@ -93,7 +155,10 @@ func parse(data []byte, path, from string) (layer, error) {
 	if !root.IsObject() {
 		return nil, p.fail(p.line(len(p.src)-len(strings.TrimLeft(p.src, " \t\r\n"))), "not a JSON object")
 	}
-	return p.out, p.members("", root)
+	if err := p.members("", root); err != nil {
+		return nil, err // ignored whole: not the keys before the bad one
+	}
+	return p.out, nil
 }
 
 func (p *parser) fail(line int, msg string) error {
@@ -106,24 +171,22 @@ func (p *parser) line(offset int) int {
 }
 
 // members reads the members of obj, the top level ("") or a section.
-func (p *parser) members(section string, obj gjson.Result) error {
-	var err error
+func (p *parser) members(section string, obj gjson.Result) (err error) {
 	obj.ForEach(func(k, v gjson.Result) bool {
 		name, line := strings.TrimPrefix(section+"."+k.Str, "."), p.line(v.Index)
-		switch key := keyNamed(name); {
+		i := slices.IndexFunc(keys, func(k *Key) bool { return k.Name == name })
+		switch {
 		case strings.Contains(k.Str, "."):
 			err = p.fail(line, fmt.Sprintf("unknown key %q (write a section as an object: {\"spill-guard\": {\"threshold\": 8000}})", name))
 		case name == "$schema":
+		case section == "" && slices.Contains(sections, name) && !v.IsObject():
+			err = p.fail(line, fmt.Sprintf("%q is %s, want an object", name, jsonkind.Of(v)))
 		case section == "" && slices.Contains(sections, name):
-			if !v.IsObject() {
-				err = p.fail(line, fmt.Sprintf("%q is %s, want an object", name, jsonkind.Of(v)))
-				break
-			}
 			err = p.members(name, v)
-		case key == nil:
+		case i < 0:
 			err = p.fail(line, fmt.Sprintf("unknown key %q%s", name, suggest(name)))
 		default:
-			p.out[name], err = p.value(key, v, line)
+			p.out[name], err = p.value(keys[i], v, line)
 		}
 		return err == nil
 	})
@@ -152,13 +215,12 @@ func (p *parser) value(k *Key, v gjson.Result, line int) (*Value, error) {
 		}
 		s.Int = n
 	case pathKind:
-		if v.Type != gjson.String {
+		switch {
+		case v.Type != gjson.String:
 			return fail("is %s, want a path (a string)", jsonkind.Of(v))
-		}
-		if why := badPath(v.Str); why != "" {
-			return fail("%s", why)
-		}
-		if k.Name == "log.file" && !absolute(v.Str) {
+		case badPath(v.Str) != "":
+			return fail("%s", badPath(v.Str))
+		case k.Name == "log.file" && !absolute(v.Str):
 			return fail("is not absolute (start it with / or ~/)")
 		}
 		s.Path = v.Str
@@ -166,17 +228,18 @@ func (p *parser) value(k *Key, v gjson.Result, line int) (*Value, error) {
 		if !v.IsArray() {
 			return fail("is %s, want an array of strings", jsonkind.Of(v))
 		}
+		trust := k.Name == "trusted-projects"
 		for _, item := range v.Array() {
 			switch name := item.Str; {
 			case item.Type != gjson.String:
 				return fail("holds %s, want strings", jsonkind.Of(item))
 			case len(s.List) == maxItems:
 				return fail("holds more than %d names", maxItems)
-			case k.Name == "trusted-projects" && badPath(name) != "":
+			case trust && badPath(name) != "":
 				return fail("%q %s", name, badPath(name))
-			case k.Name == "trusted-projects" && !absolute(name):
+			case trust && !absolute(name):
 				return fail("%q is not absolute (start it with / or ~/)", name)
-			case k.Name != "trusted-projects" && !isToolName(name):
+			case !trust && (name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != ""):
 				return fail("%q is not a tool name (letters, digits, _ and -)", name)
 			case !slices.Contains(s.List, name):
 				s.List = append(s.List, name)
@@ -203,16 +266,12 @@ func (p *parser) value(k *Key, v gjson.Result, line int) (*Value, error) {
 	return s, nil
 }
 
-// entry reads one glance-table entry: "command" and optionally "options"
-// and "operands". What it may name is for the glance table to judge
-// (ephemeral.NewGlances); only its shape is read here, so that reading a
-// configuration does not link the shell parser.
-func (p *parser) entry(k *Key, obj gjson.Result) (extra.Entry, error) {
-	e := extra.Entry{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.from, File: p.path, Line: p.line(obj.Index)}
+// entry reads the shape of one glance-table entry; ephemeral.NewGlances judges the rest.
+func (p *parser) entry(k *Key, obj gjson.Result) (e extra.Entry, err error) {
+	e = extra.Entry{Operands: -1, MainThread: k.Name == "delegate-guard.main-thread", Source: p.from, File: p.path, Line: p.line(obj.Index)}
 	if !obj.IsObject() {
 		return e, p.fail(e.Line, fmt.Sprintf("%s holds %s, want objects ({\"command\": …})", k.Name, jsonkind.Of(obj)))
 	}
-	var err error
 	seen := false
 	obj.ForEach(func(key, v gjson.Result) bool {
 		fail := func(format string, a ...any) bool {
@@ -236,11 +295,10 @@ func (p *parser) entry(k *Key, obj gjson.Result) (extra.Entry, error) {
 				e.Options = append(e.Options, o.Str)
 			}
 		case "operands":
-			n := int(v.Num)
-			if v.Type != gjson.Number || float64(n) != v.Num || n < 0 || n > 1000 {
+			if n := int(v.Num); v.Type != gjson.Number || float64(n) != v.Num || n < 0 || n > 1000 {
 				return fail("operands is %s, want a whole number from 0 to 1000 (leave it out for any number)", v.Raw)
 			}
-			e.Operands = n
+			e.Operands = int(v.Num)
 		default:
 			return fail("unknown key %q (command, options, operands)", key.Str)
 		}
@@ -250,12 +308,6 @@ func (p *parser) entry(k *Key, obj gjson.Result) (extra.Entry, error) {
 		err = p.fail(e.Line, k.Name+" entry has no command")
 	}
 	return e, err
-}
-
-// isToolName reports whether s has the shape of a Claude Code tool name
-// (mcp__server__tool too): letters, digits, _ and -.
-func isToolName(s string) bool {
-	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
 }
 
 // absolute reports whether a path of a file is absolute as written there.
@@ -287,99 +339,47 @@ func suggest(name string) string {
 	return ""
 }
 
-// UserFile is the user file: $XDG_CONFIG_HOME/flower/config.json, else
-// ~/.config/flower/config.json; "" when neither is known.
+// UserFile is $XDG_CONFIG_HOME/flower/config.json, else ~/.config/flower/config.json, or "".
 func UserFile() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(dir) { // the XDG spec: a relative value is ignored
-		home := homeDir()
-		if home == "" {
+		if dir = homeDir(); dir == "" {
 			return ""
 		}
-		dir = filepath.Join(home, ".config")
+		dir = filepath.Join(dir, ".config")
 	}
 	return filepath.Join(dir, "flower", "config.json")
 }
 
-// homeDir is $HOME, or "" when it is not set.
 func homeDir() string {
 	home, _ := os.UserHomeDir()
 	return home
 }
 
-// readProject reads name (ProjectFile, LocalFile) under the project folder dir. The file
-// comes with the repository: neither .claude nor flower.json may be a
-// symlink (a link to /dev/zero, or to a file of the user's, is refused,
-// not followed). The user's own file is read with readFile(path, 0): a
-// dotfile manager may link it into a store.
-func readProject(dir, name string) ([]byte, error) {
-	claude := filepath.Join(dir, filepath.Dir(name))
-	fi, err := os.Lstat(claude)
+// ReadFile reads the regular file at path, of at most limit bytes, without
+// blocking on a FIFO; a missing file is (nil, nil). flag adds O_NOFOLLOW for
+// a project's file (the user's own may be a dotfile manager's link).
+func ReadFile(path string, limit int64, flag int) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
 	switch {
-	case missing(err):
-		return nil, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return nil, nil // no file, or a file where a folder on the way should be
+	case errors.Is(err, syscall.ELOOP):
+		return nil, errors.New("a symlink: flower does not follow a symlink in a project")
+	case err != nil:
+		return nil, err.(*fs.PathError).Err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
 	case err != nil:
 		return nil, err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("%s is a symlink: flower does not follow a symlink in a project", claude)
-	case !fi.IsDir():
-		return nil, nil // no folder, so no file in it
-	}
-	data, err := readFile(filepath.Join(dir, name), syscall.O_NOFOLLOW)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, errors.New("a symlink: flower does not follow a symlink in a project")
-	}
-	return data, err
-}
-
-// readFile reads the regular file at path, of at most MaxFileBytes, without
-// blocking (a FIFO answers at once); a missing file is (nil, nil). It uses
-// plain system calls: os.OpenFile would start Go's poller, which costs a
-// hook's first open more than the read.
-func readFile(path string, flags int) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flags, 0)
-	if missing(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, err
-	}
-	switch {
-	case st.Mode&syscall.S_IFMT == syscall.S_IFDIR:
+	case fi.IsDir():
 		return nil, errors.New("a folder, not a regular file")
-	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+	case !fi.Mode().IsRegular():
 		return nil, errors.New("not a regular file")
-	case st.Size > MaxFileBytes:
-		return nil, fmt.Errorf("%d bytes, past the %d a configuration file may have", st.Size, MaxFileBytes)
+	case fi.Size() > limit:
+		return nil, fmt.Errorf("%d bytes, past the %d bytes flower reads", fi.Size(), limit)
 	}
-	b := make([]byte, st.Size+1) // one more, to see a file that grew
-	n := 0
-	for n < len(b) {
-		k, err := syscall.Read(fd, b[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if k == 0 {
-			break
-		}
-		n += k
-	}
-	if n == len(b) {
-		return nil, errors.New("it grew while it was read")
-	}
-	return b[:n], nil
-}
-
-// missing reports whether err says there is no file at a path: none by
-// that name, or a file where a folder on the way should be.
-func missing(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+	return io.ReadAll(io.LimitReader(f, limit+1)) // parse sees a file that grew
 }

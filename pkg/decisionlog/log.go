@@ -1,14 +1,14 @@
-// Package decisionlog appends what flower's hooks decide to the decision
-// log, one JSON line a decision, when the configuration switches it on, and
-// reads the log back for flower-config --log. What a line holds, its bounds
-// and the log's rotation are described under "The decision log" in the
-// README.
+// Package decisionlog appends what flower's hooks decide to the decision log,
+// one JSON line a decision, and reads it back for flower-config --log. The
+// README's "The decision log" says what a line holds and how the log rotates.
 package decisionlog
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -21,25 +21,20 @@ import (
 type Entry struct {
 	Time    string `json:"time"` // RFC 3339 with milliseconds, UTC
 	Session string `json:"session,omitempty"`
-	Project string `json:"project,omitempty"` // the project folder
+	Project string `json:"project,omitempty"`
 	Hook    string `json:"hook"`
 	Event   string `json:"event"`
 	Tool    string `json:"tool,omitempty"`
-	Agent   string `json:"agent,omitempty"` // the subagent's id; none on the main thread
-	// Verdict is what the hook did: deny, pass, spill, index, update,
-	// off (its layer is switched off).
-	Verdict string `json:"verdict"`
+	Agent   string `json:"agent,omitempty"` // none on the main thread
+	Verdict string `json:"verdict"`         // deny, pass, spill, index, update, capture, off
 	Reason  string `json:"reason"`
-	// Input is the start of the call's input: a Bash command's first
-	// maxInput characters, or the path a tool names.
-	Input string `json:"input,omitempty"`
-	Sizes Sizes  `json:"sizes"`
+	Input   string `json:"input,omitempty"` // the start of the command, or the path a tool names
+	Sizes   Sizes  `json:"sizes"`
 }
 
-// Sizes are the sizes a decision was made on, in bytes unless named
-// otherwise; zero ones are left out.
+// Sizes are the sizes a decision was made on, in bytes unless named otherwise.
 type Sizes struct {
-	Payload int   `json:"payload"`           // the hook payload
+	Payload int   `json:"payload"`
 	Input   int   `json:"input,omitempty"`   // the whole Bash command
 	Result  int   `json:"result,omitempty"`  // tool_response as it came
 	Spilled int64 `json:"spilled,omitempty"` // characters moved to spill files
@@ -47,10 +42,9 @@ type Sizes struct {
 	Shown   int   `json:"shown,omitempty"`   // characters the hook gave the model
 }
 
-// Bounds on a line. A command can hold a secret typed into it (a token in a
-// curl header), so only its start is kept: enough to tell one call from
-// another. Within maxLine an O_APPEND write is one write whatever the file
-// system, so parallel hooks never interleave their lines.
+// A command can hold a secret typed into it, so only its start is kept.
+// Within maxLine an O_APPEND write is one write on any file system, so
+// parallel hooks never interleave their lines.
 const (
 	maxInput  = 100
 	maxReason = 300
@@ -64,8 +58,7 @@ type Settings struct {
 	Project  string
 }
 
-// Recorder appends the decisions of one hook call. A nil Recorder (the log
-// switched off) records nothing.
+// Recorder appends the decisions of one hook call; a nil one records nothing.
 type Recorder struct {
 	s     Settings
 	base  Entry
@@ -73,8 +66,7 @@ type Recorder struct {
 	cli   *hook.CLI
 }
 
-// New returns the recorder of the hook call cli is running on payload p,
-// or nil when the log is off.
+// New returns the recorder of the hook call cli runs on p, nil when the log is off.
 func New(s Settings, cli *hook.CLI, p *hook.Payload) *Recorder {
 	if s.File == "" {
 		return nil
@@ -90,8 +82,8 @@ func New(s Settings, cli *hook.CLI, p *hook.Payload) *Recorder {
 	return r
 }
 
-// Record appends one decision. A failure to write says so in one stderr
-// line and changes nothing else: the log never stops a hook.
+// Record appends one decision; a failure says so in one stderr line and
+// never stops the hook.
 func (r *Recorder) Record(verdict, reason string, sizes Sizes) {
 	if r == nil {
 		return
@@ -132,36 +124,31 @@ func cut(s string, n int) string {
 	return s
 }
 
-// Append writes line, one whole line, at the end of the log at path,
-// rotating the log first when line would take it past maxBytes. The folder
-// is made 0700 and the file 0600: a line may quote a secret.
+// Append writes line at the end of the log at path, first moving a log it
+// would take past maxBytes to path.1. A line may quote a secret: the folder
+// is made 0700, the file 0600.
 func Append(path string, line []byte, maxBytes int64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	f, fi, err := open(path)
+	if err == nil && fi.Size() > 0 && fi.Size()+int64(len(line)) > maxBytes {
+		err = rotate(f, fi, path)
+		f.Close()
+		if err == nil {
+			f, _, err = open(path)
+		}
+	}
 	if err != nil {
 		return err
-	}
-	if fi.Size() > 0 && fi.Size()+int64(len(line)) > maxBytes {
-		rotated, err := rotate(f, fi, path)
-		if err != nil || rotated {
-			f.Close()
-			if err != nil {
-				return err
-			}
-			if f, _, err = open(path); err != nil {
-				return err
-			}
-		}
 	}
 	defer f.Close()
 	_, err = f.Write(line)
 	return err
 }
 
-// open opens the log for appending, creating it 0600; it must be a regular
-// file (O_NONBLOCK: a FIFO put there answers at once).
+// open opens the log for appending; it must be a regular file (O_NONBLOCK:
+// a FIFO put there answers at once).
 func open(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
@@ -178,23 +165,52 @@ func open(path string) (*os.File, os.FileInfo, error) {
 	return f, fi, nil
 }
 
-// rotate renames the full log at path, open as f, to path.1 (replacing the
-// older one), and reports whether the log at path is now another file. Hooks
-// that found the log full at once take the flock on it in turn: the first
-// renames it, the others find it renamed and open the new one. A hook that
-// opened the old file before the rename writes its line there: nothing is
-// lost, and the old file goes a line over.
-func rotate(f *os.File, fi os.FileInfo, path string) (bool, error) {
+// rotate renames the full log f, open at path, to path.1. Hooks that found
+// it full at once take its flock in turn: the first renames it, the others
+// find it renamed. One that opened it before the rename writes its line
+// there: nothing is lost, and the old file goes a line over.
+func rotate(f *os.File, fi os.FileInfo, path string) error {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return false, err
+		return err
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	cur, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist) || err == nil && !os.SameFile(cur, fi):
-		return true, nil // rotated by another hook
-	case err != nil:
-		return false, err
+	if cur, err := os.Lstat(path); err != nil || !os.SameFile(cur, fi) {
+		return nil // rotated by another hook
 	}
-	return true, os.Rename(path, path+".1")
+	return os.Rename(path, path+".1")
+}
+
+// Read calls fn with each entry of the log at path, oldest first (path.1,
+// then path), and counts the lines that are not entries; a missing file is
+// no error.
+func Read(path string, fn func(Entry)) (bad int, err error) {
+	for _, p := range []string{path + ".1", path} {
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return bad, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return bad, fmt.Errorf("%s is not a regular file", p)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, maxLine), maxLine*4)
+		for sc.Scan() {
+			var e Entry
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Hook == "" {
+				bad++
+			} else {
+				fn(e)
+			}
+		}
+		if errors.Is(sc.Err(), bufio.ErrTooLong) {
+			bad++ // a line no hook wrote: the rest is not read
+		} else if sc.Err() != nil {
+			return bad, sc.Err()
+		}
+	}
+	return bad, nil
 }

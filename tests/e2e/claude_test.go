@@ -29,7 +29,7 @@ func TestCLIVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("claude --version: %v", err)
 	}
-	// "2.1.328 (Claude Code)", read as internal/doctor reads it.
+	// "2.1.328 (Claude Code)", read as flower-config --doctor reads it.
 	version, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	if why := hook.ClaudeVersionProblem(version); why != "" {
 		t.Errorf("claude --version printed %q: %s", out, why)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flowerhooks/flower/internal/doctor"
+	"github.com/flowerhooks/flower/internal/flowerconfig"
 )
 
 // The README's "Check it works" runs exactly as written, in a sandbox HOME,
@@ -60,7 +60,7 @@ func readmeCheck(t *testing.T) (command, shown, without string) {
 func TestReadmeCheck(t *testing.T) {
 	t.Parallel()
 	command, shown, without := readmeCheck(t)
-	_, rm, _ := strings.Cut(doctor.ModelPrompt, ": ")
+	_, rm, _ := strings.Cut(flowerconfig.ModelPrompt, ": ")
 	for _, tc := range []struct {
 		name             string
 		install, offline bool
@@ -72,7 +72,7 @@ func TestReadmeCheck(t *testing.T) {
 				runInstall(t, s)
 			}
 			// The scripted model does what the prompt asks, then stops.
-			s.API.AddMainPrompt(doctor.ModelPrompt)
+			s.API.AddMainPrompt(flowerconfig.ModelPrompt)
 			s.API.Main(Steps(Call(Bash("check", rm)), Say("done")))
 			path := filepath.Join(s.Dir, "path")
 			if err := os.MkdirAll(path, 0o755); err != nil {
