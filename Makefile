@@ -10,7 +10,7 @@ export FLOWER_CLAUDE = $(abspath $(CLAUDE_BIN))
 .PHONY: test check vet unit build e2e-deps e2e-min bench demo clean fuzz dist
 
 test: check e2e-deps
-	FLOWER_E2E_REQUIRED=1 $(GO) test -race ./...
+	FLOWER_E2E_REQUIRED=1 $(GO) test -race -timeout 45m ./...
 	$(MAKE) e2e-min
 	$(MAKE) build
 
@@ -42,7 +42,7 @@ CLAUDE_MIN_BIN      = $(CLAUDE_MIN_DIR)/node_modules/@anthropic-ai/claude-code/b
 E2E_MIN = TestCLIVersion|TestCLIUpdatedToolOutputShape|TestLayer1MainRmDenied|TestLayer1SubagentWorks|TestLayer2MainSeesIndex|TestLayer2SubagentSeesIndex|TestLayer2PromptsGetUpdates|TestLayer2ForkSeesIndex|TestLayer3SubagentSeqSpilled|TestLayer4PruneAndResume|TestCaptureShape|TestCaptureFailingSeq
 
 e2e-min: $(CLAUDE_MIN_BIN)
-	FLOWER_CLAUDE=$(abspath $(CLAUDE_MIN_BIN)) FLOWER_E2E_REQUIRED=1 $(GO) test ./tests/e2e -count=1 -run '^($(E2E_MIN))$$'
+	FLOWER_CLAUDE=$(abspath $(CLAUDE_MIN_BIN)) FLOWER_E2E_REQUIRED=1 $(GO) test -timeout 30m ./tests/e2e -count=1 -run '^($(E2E_MIN))$$'
 $(CLAUDE_MIN_BIN):
 	@test -n "$(CLAUDE_MIN_VERSION)" || { echo "no MinClaudeVersion in pkg/hook/claude.go"; exit 1; }
 	mkdir -p $(CLAUDE_MIN_DIR)
