@@ -202,22 +202,6 @@ func cmpLayers(layers, or []string) []string {
 	return layers
 }
 
-// Wiring is one handler of a settings document that runs a flower binary.
-type Wiring struct {
-	Event, Binary, Layer, Command string
-	Program                       string // the program the command runs, unquoted
-	Retired                       bool   // an entry flower no longer wires
-}
-
-// Wirings lists the handlers of doc that run flower's binaries, from any folder.
-func Wirings(doc []byte) []Wiring {
-	var out []Wiring
-	for _, f := range scan(doc, "") {
-		out = append(out, Wiring{f.Event, f.Binary, f.Layer, f.command, f.program, f.why != ""})
-	}
-	return out
-}
-
 // installed checks that dir holds the binaries of layers and the capture script.
 func installed(dir string, layers []string) error {
 	isFile := func(path string) bool {
