@@ -18,6 +18,7 @@ import (
 
 	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/atomicfile"
+	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsoncheck"
 )
@@ -244,22 +245,23 @@ func read(settings string) (path string, doc []byte, info os.FileInfo, err error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil, err
 	}
-	doc = []byte("{}\n")
-	switch info, err = os.Stat(path); {
-	case errors.Is(err, fs.ErrNotExist):
-		info, err = nil, nil
-	case err == nil && !info.Mode().IsRegular():
-		err = fmt.Errorf("%s is not a regular file", path)
-	case err == nil:
-		doc, err = os.ReadFile(path)
+	if doc, err = config.ReadFile(path, maxSettings, 0); err == nil && doc == nil {
+		return path, []byte("{}\n"), nil, nil
 	}
 	if err == nil {
-		if err = Validate(doc); err != nil {
-			err = fmt.Errorf("%s: %v", path, err)
-		}
+		info, err = os.Stat(path)
+	}
+	if err == nil {
+		err = Validate(doc)
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: %v", path, err)
 	}
 	return path, doc, info, err
 }
+
+// maxSettings bounds a settings file, as flower-config --doctor reads it.
+const maxSettings = 4 << 20
 
 // write replaces path with out atomically, first keeping prev as the backup
 // when nothing of flower's is wired in it (an earlier install's would wire
