@@ -18,6 +18,7 @@ import (
 
 	"github.com/flowerhooks/flower/internal/capture"
 	"github.com/flowerhooks/flower/pkg/atomicfile"
+	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsoncheck"
 )
@@ -202,22 +203,6 @@ func cmpLayers(layers, or []string) []string {
 	return layers
 }
 
-// Wiring is one handler of a settings document that runs a flower binary.
-type Wiring struct {
-	Event, Binary, Layer, Command string
-	Program                       string // the program the command runs, unquoted
-	Retired                       bool   // an entry flower no longer wires
-}
-
-// Wirings lists the handlers of doc that run flower's binaries, from any folder.
-func Wirings(doc []byte) []Wiring {
-	var out []Wiring
-	for _, f := range scan(doc, "") {
-		out = append(out, Wiring{f.Event, f.Binary, f.Layer, f.command, f.program, f.why != ""})
-	}
-	return out
-}
-
 // installed checks that dir holds the binaries of layers and the capture script.
 func installed(dir string, layers []string) error {
 	isFile := func(path string) bool {
@@ -260,22 +245,23 @@ func read(settings string) (path string, doc []byte, info os.FileInfo, err error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil, err
 	}
-	doc = []byte("{}\n")
-	switch info, err = os.Stat(path); {
-	case errors.Is(err, fs.ErrNotExist):
-		info, err = nil, nil
-	case err == nil && !info.Mode().IsRegular():
-		err = fmt.Errorf("%s is not a regular file", path)
-	case err == nil:
-		doc, err = os.ReadFile(path)
+	if doc, err = config.ReadFile(path, maxSettings, 0); err == nil && doc == nil {
+		return path, []byte("{}\n"), nil, nil
 	}
 	if err == nil {
-		if err = Validate(doc); err != nil {
-			err = fmt.Errorf("%s: %v", path, err)
-		}
+		info, err = os.Stat(path)
+	}
+	if err == nil {
+		err = Validate(doc)
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: %v", path, err)
 	}
 	return path, doc, info, err
 }
+
+// maxSettings bounds a settings file, as flower-config --doctor reads it.
+const maxSettings = 4 << 20
 
 // write replaces path with out atomically, first keeping prev as the backup
 // when nothing of flower's is wired in it (an earlier install's would wire

@@ -159,20 +159,24 @@ func Validate(doc []byte) error {
 	return nil
 }
 
-// found is a handler that runs a flower binary: for dir (ours), from
-// elsewhere, or retired (why).
-type found struct {
+// Wiring is one handler of a settings document that runs a flower binary:
+// for dir (ours), from elsewhere, or retired.
+type Wiring struct {
 	Entry
-	command, program string
-	ours             bool
+	Command, Program string // as written; the program it runs, unquoted
+	Retired          bool   // an entry flower no longer wires, which goes (why)
 	why              string
+	ours             bool
 	group, handler   int // indexes in hooks.<event> and in the group's hooks
 }
 
+// Wirings lists the handlers of doc that run flower's binaries, from any folder.
+func Wirings(doc []byte) []Wiring { return scan(doc, "") }
+
 // scan finds the handlers of doc that run flower's binaries, in file order;
 // groups and handlers of another shape are someone else's.
-func scan(doc []byte, dir string) []found {
-	var out []found
+func scan(doc []byte, dir string) []Wiring {
+	var out []Wiring
 	gjson.GetBytes(doc, "hooks").ForEach(func(event, groups gjson.Result) bool {
 		for gi, g := range groups.Array() {
 			if !g.Get("hooks").IsArray() {
@@ -183,17 +187,17 @@ func scan(doc []byte, dir string) []found {
 				if h.Get("type").String() != "command" || cmd.Type != gjson.String {
 					continue
 				}
-				f := found{command: cmd.Str, group: gi, handler: hi}
-				prog, rest := splitProgram(f.command)
-				f.program = prog
+				f := Wiring{Command: cmd.Str, group: gi, handler: hi}
+				prog, rest := splitProgram(f.Command)
+				f.Program = prog
 				for _, e := range Catalog {
 					if e.Event == event.Str && e.Binary == filepath.Base(prog) {
-						f.Entry, f.ours = e, e.IsCommandOf(f.command, dir)
+						f.Entry, f.ours = e, e.IsCommandOf(f.Command, dir)
 					}
 				}
 				for _, r := range retired {
 					if r.Event == event.Str && r.Binary == filepath.Base(prog) && slices.Contains(strings.Fields(rest), r.Arg) {
-						f.Entry, f.ours, f.why = Entry{Event: r.Event, Binary: r.Binary}, false, r.Why
+						f.Entry, f.ours, f.Retired, f.why = Entry{Event: r.Event, Binary: r.Binary}, false, true, r.Why
 					}
 				}
 				if f.Binary != "" {
@@ -236,10 +240,10 @@ type handler struct {
 func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Change) {
 	present := scan(doc, dir)
 	var changes []Change
-	var doomed []found
-	drop := func(f found, why string) {
+	var doomed []Wiring
+	drop := func(f Wiring, why string) {
 		doomed = append(doomed, f)
-		changes = append(changes, Change{Kind: Remove, Entry: f.Entry, Command: f.command, Why: why})
+		changes = append(changes, Change{Kind: Remove, Entry: f.Entry, Command: f.Command, Why: why})
 	}
 	settled := map[Entry]bool{} // wired for dir already, or moved here
 	for _, f := range present {
@@ -249,15 +253,15 @@ func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 	for _, f := range present {
 		wanted := !uninstall && slices.Contains(layers, f.Layer)
 		switch {
-		case f.why != "":
+		case f.Retired:
 			drop(f, f.why)
 		case uninstall && !f.ours, wanted && f.ours:
 		case wanted && !settled[f.Entry]:
 			settled[f.Entry] = true
-			_, rest := splitProgram(f.command)
-			to := f.Command(dir) + rest
+			_, rest := splitProgram(f.Command)
+			to := f.Entry.Command(dir) + rest
 			out = setValue(out, fmt.Sprintf("hooks.%s.%d.hooks.%d.command", gjson.Escape(f.Event), f.group, f.handler), to)
-			changes = append(changes, Change{Kind: Move, Entry: f.Entry, Command: f.command, To: to})
+			changes = append(changes, Change{Kind: Move, Entry: f.Entry, Command: f.Command, To: to})
 		case wanted:
 			drop(f, "a second copy of layer "+f.Layer+"'s entry, which would fire twice")
 		default:
@@ -276,7 +280,7 @@ func wire(doc []byte, dir string, layers []string, uninstall bool) ([]byte, []Ch
 		}
 	}
 	for _, e := range Catalog {
-		if !slices.Contains(layers, e.Layer) || slices.ContainsFunc(present, func(f found) bool { return f.Entry == e }) {
+		if !slices.Contains(layers, e.Layer) || slices.ContainsFunc(present, func(f Wiring) bool { return f.Entry == e }) {
 			continue
 		}
 		g := group{Matcher: e.Matcher, Hooks: []handler{{"command", e.Command(dir), e.Timeout}}}

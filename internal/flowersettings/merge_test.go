@@ -304,7 +304,7 @@ func FuzzMerge(f *testing.F) {
 			if !gjson.ValidBytes(removed) {
 				t.Fatalf("Uninstall produced invalid JSON: %q", removed)
 			}
-			if left := slices.DeleteFunc(scan(removed, testBin), func(f found) bool { return !f.ours && f.why == "" }); len(left) != 0 {
+			if left := slices.DeleteFunc(scan(removed, testBin), func(f Wiring) bool { return !f.ours && !f.Retired }); len(left) != 0 {
 				t.Fatalf("Uninstall left %d entries:\n%s", len(left), removed)
 			}
 			if gjson.GetBytes(removed, "env.BASH_ENV").String() == capture.ScriptPath(testBin) {

@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -167,18 +166,14 @@ func (s *Session) readFrom(path string, subagent bool) (int64, error) {
 	if fi.Size() < from {
 		return from, errShrank
 	}
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
+	b := make([]byte, fi.Size()-from)
+	n, err := f.ReadAt(b, from)
+	if err != nil && err != io.EOF {
 		return from, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, fi.Size()-from))
-	if err != nil {
-		return from, err
-	}
-	whole := bytes.LastIndexByte(b, '\n') + 1 // a line still being written waits
-	for _, line := range bytes.Split(b[:whole], []byte{'\n'}) {
-		if len(line) > 0 {
-			s.count(line, subagent)
-		}
+	whole := bytes.LastIndexByte(b[:n], '\n') + 1 // a line still being written waits
+	for line := range bytes.Lines(b[:whole]) {
+		s.count(line, subagent)
 	}
 	return from + int64(whole), nil
 }
@@ -320,17 +315,11 @@ const maxState = 1 << 20
 // load reads the state at path; a missing or unreadable one starts anew.
 func load(path string) *Session {
 	s := &Session{Read: map[string]int64{}}
-	if path == "" {
-		return s
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := transcript.Open(path)
 	if err != nil {
 		return s
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return s
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxState))
 	if err != nil || json.Unmarshal(b, s) != nil || s.Read == nil {
 		return &Session{Read: map[string]int64{}}

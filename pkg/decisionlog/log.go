@@ -131,12 +131,12 @@ func Append(path string, line []byte, maxBytes int64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, fi, err := open(path)
+	f, fi, err := open(path, appending)
 	if err == nil && fi.Size() > 0 && fi.Size()+int64(len(line)) > maxBytes {
 		err = rotate(f, fi, path)
 		f.Close()
 		if err == nil {
-			f, _, err = open(path)
+			f, _, err = open(path, appending)
 		}
 	}
 	if err != nil {
@@ -147,10 +147,12 @@ func Append(path string, line []byte, maxBytes int64) error {
 	return err
 }
 
-// open opens the log for appending; it must be a regular file (O_NONBLOCK:
-// a FIFO put there answers at once).
-func open(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+const appending = os.O_WRONLY | os.O_APPEND | os.O_CREATE
+
+// open opens the log with flag; it must be a regular file (O_NONBLOCK: a
+// FIFO put there answers at once).
+func open(path string, flag int) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +187,7 @@ func rotate(f *os.File, fi os.FileInfo, path string) error {
 // no error.
 func Read(path string, fn func(Entry)) (bad int, err error) {
 	for _, p := range []string{path + ".1", path} {
-		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		f, _, err := open(p, os.O_RDONLY)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -193,9 +195,6 @@ func Read(path string, fn func(Entry)) (bad int, err error) {
 			return bad, err
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-			return bad, fmt.Errorf("%s is not a regular file", p)
-		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, maxLine), maxLine*4)
 		for sc.Scan() {
