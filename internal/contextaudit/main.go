@@ -103,11 +103,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	tables := glanceTables{}
 	for _, p := range paths {
 		opts.Glances = tables.of(c, transcript.FirstCwd(p))
-		r, warnings, err := tot.audit(p, opts)
+		r, part, warnings, err := audit(p, opts, tot)
 		problems = append(problems, warnings...)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
+		}
+		if tot != nil {
+			tot.add(r, part)
 		}
 		if err := write(stdout, r, printed > 0); err != nil {
 			return c.Fail(err)

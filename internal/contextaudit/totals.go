@@ -23,38 +23,6 @@ func newTotals() *totals {
 	return &totals{r: newReport(""), seen: map[string]bool{}, files: map[string]bool{}}
 }
 
-// audit audits the session at path and adds its report. A session that
-// holds an entry counted before (in an earlier session, or earlier in its
-// own lines) is read a second time, without those, for its part of the
-// sums.
-func (t *totals) audit(path string, o Options) (*Report, []string, error) {
-	if t == nil {
-		return audit(path, o, nil)
-	}
-	mine := map[string]bool{}
-	copies := false
-	r, warnings, err := audit(path, o, func(key string) bool {
-		copies = !t.fresh(key, mine) || copies
-		return true
-	})
-	if err != nil {
-		return nil, warnings, err
-	}
-	part := r
-	if copies {
-		o.WhatIf = nil
-		again := map[string]bool{}
-		if p, _, err := audit(path, o, func(key string) bool { return t.fresh(key, again) }); err == nil {
-			part = p
-		}
-	}
-	for key := range mine {
-		t.seen[key] = true
-	}
-	t.add(r, part)
-	return r, warnings, nil
-}
-
 // fresh reports whether the entry of key is counted for the first time:
 // not before this session, nor before in local, the keys it has read,
 // which key joins. Bookkeeping lines have no key and always count.
