@@ -157,9 +157,8 @@ func audit(path string, o Options, t *totals) (r, part *Report, warnings []strin
 			s.addSubagent(path, s.side)
 		}
 	} else {
-		r.SubagentTranscripts += r.inlineRuns
 		for _, s := range all {
-			s.r.Subagents.add(*s.side.t)
+			addCounts(&s.r.Subagents, s.side.t)
 		}
 		subs, err := transcript.Subagents(path)
 		if err != nil {
@@ -197,22 +196,13 @@ func audit(path string, o Options, t *totals) (r, part *Report, warnings []strin
 }
 
 // addSubagent adds the subagent transcript at path, read into th: a
-// compaction's summarising run to the compactions, a cache warmup to the
-// warmups, a subagent's work to Subagents.
+// subagent's work to Subagents; a compaction's summarising run and a cache
+// warmup are counted from the files (finish).
 func (s *session) addSubagent(path string, th *thread) {
-	r := s.r
 	run := transcript.IsCompactionRun(path)
-	r.files = append(r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut, th.first, th.prompt})
-	switch {
-	case run:
-		r.Compactions.Runs++
-		r.Compactions.RunInputTokens += th.tokensIn
-		r.Compactions.RunOutputTokens += th.tokensOut
-	case th.warmup:
-		r.Warmups++
-	default:
-		r.Subagents.add(*th.t)
-		r.SubagentTranscripts++
+	s.r.files = append(s.r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut, th.first, th.prompt})
+	if !run && !th.warmup {
+		addCounts(&s.r.Subagents, th.t)
 	}
 }
 

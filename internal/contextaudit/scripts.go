@@ -189,6 +189,7 @@ func (r *Report) ran(c call) {
 // another when the other's text names it (by its file name, or as a Python
 // module), the design's "audit-fake-ai-server.py was reused by 7 scripts".
 func (r *Report) scriptFigures() {
+	r.Scripts = Report{}.Scripts
 	sc := &r.Scripts
 	names := make([]string, 0, len(r.scripts))
 	for name, u := range r.scripts {

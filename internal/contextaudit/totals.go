@@ -37,41 +37,23 @@ func (t *totals) fresh(key string, local map[string]bool) bool {
 	return true
 }
 
-// add adds a session: the figures of its entries from part, the rest from
+// add adds a session: the counts of its entries from part, the rest from
 // r. A fork's subagent transcripts, compaction runs and warmups are its
 // original's, copied: a fork adds none of them.
 func (t *totals) add(r, part *Report) {
 	s := t.r
 	t.sessions++
-	s.BadLines += r.BadLines
-	s.Main.add(part.Main)
-	s.Subagents.add(part.Subagents)
-	s.Denials.Hook += part.Denials.Hook
-	s.Denials.Rule += part.Denials.Rule
-	s.Denials.Chars += part.Denials.Chars
-	s.Denials.MainChars += part.Denials.MainChars
-	s.GlancesMain += part.GlancesMain
-	s.Briefs.Count += part.Briefs.Count
-	s.Briefs.Chars += part.Briefs.Chars
-	s.Briefs.Restating += part.Briefs.Restating
-	s.Briefs.RestatingChars += part.Briefs.RestatingChars
-	s.Cache.Read += part.Cache.Read
-	s.Cache.Creation += part.Cache.Creation
-	s.Cache.Input += part.Cache.Input
-	s.Compactions.Count += part.Compactions.Count
-	s.Compactions.PreTokens += part.Compactions.PreTokens
+	addCounts(s, part)
+	s.BadLines += r.BadLines // the reader counts them in r alone
 	for name, sc := range part.scripts {
 		to := s.scripts[name]
 		if to == nil {
-			to = &script{}
+			to = &script{names: map[string]bool{}}
 			s.scripts[name] = to
 		}
 		to.writes += sc.writes
 		to.runs += sc.runs
 		for n := range sc.names {
-			if to.names == nil {
-				to.names = map[string]bool{}
-			}
 			if len(to.names) < maxNames {
 				to.names[n] = true
 			}
@@ -84,29 +66,25 @@ func (t *totals) add(r, part *Report) {
 		t.forks++
 		return
 	}
-	s.SubagentTranscripts += r.inlineRuns
+	s.inlineRuns += r.inlineRuns
 	for _, f := range r.files {
 		key := f.path
 		if abs, err := filepath.Abs(key); err == nil {
 			key = abs
 		}
-		if t.files[key] {
-			continue
-		}
-		t.files[key] = true
-		switch {
-		case f.run:
-			s.Compactions.Runs++
-			s.Compactions.RunInputTokens += f.tokensIn
-			s.Compactions.RunOutputTokens += f.tokensOut
-		case f.warmup:
-			s.Warmups++
-		default:
-			s.SubagentTranscripts++
+		if !t.files[key] {
+			t.files[key] = true
+			s.files = append(s.files, f)
 		}
 	}
-	if r.WhatIf != nil {
-		t.addWhatIf(r.WhatIf)
+	if w := r.WhatIf; w != nil {
+		if s.WhatIf == nil {
+			s.WhatIf = &WhatIf{}
+			s.WhatIf.Assumed.CharsPerToken = w.Assumed.CharsPerToken
+		}
+		a := s.WhatIf.Assumed // the totals assume nothing else: no sum
+		addCounts(s.WhatIf, w)
+		s.WhatIf.Assumed = a
 	}
 }
 

@@ -392,41 +392,6 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// addWhatIf adds a session's estimate to the totals: the characters,
-// requests and tokens each way and what each layer did; contexts do not
-// add up.
-func (t *totals) addWhatIf(w *WhatIf) {
-	if t.r.WhatIf == nil {
-		t.r.WhatIf = &WhatIf{}
-		t.r.WhatIf.Assumed.CharsPerToken = w.Assumed.CharsPerToken
-	}
-	s := t.r.WhatIf
-	s.LayerOne.Delegations += w.LayerOne.Delegations
-	s.LayerOne.Turns += w.LayerOne.Turns
-	s.LayerOne.Chars += w.LayerOne.Chars
-	s.LayerOne.Denials += w.LayerOne.Denials
-	s.LayerOne.DenialChars += w.LayerOne.DenialChars
-	s.LayerOne.DelegationChars += w.LayerOne.DelegationChars
-	s.LayerTwo.Blocks += w.LayerTwo.Blocks
-	s.LayerTwo.Chars += w.LayerTwo.Chars
-	s.LayerThree.Results += w.LayerThree.Results
-	s.LayerThree.Chars += w.LayerThree.Chars
-	s.LayerThree.After += w.LayerThree.After
-	s.LayerFour.Expired += w.LayerFour.Expired
-	s.LayerFour.Removed += w.LayerFour.Removed
-	s.LayerFour.Dropped += w.LayerFour.Dropped
-	s.LayerFour.Replaced += w.LayerFour.Replaced
-	s.LayerFour.Chars += w.LayerFour.Chars
-	for _, p := range []struct{ to, from *WhatIfSide }{{&s.Observed, &w.Observed}, {&s.Estimated, &w.Estimated}} {
-		p.to.Chars += p.from.Chars
-		p.to.Turns += p.from.Turns
-		p.to.Compactions += p.from.Compactions
-		p.to.Sent += p.from.Sent
-		p.to.Subagents.Requests += p.from.Subagents.Requests
-		p.to.Subagents.Sent += p.from.Subagents.Sent
-	}
-}
-
 // writeWhatIf prints the estimate under a session's table.
 func writeWhatIf(b *strings.Builder, w *WhatIf) error {
 	if w == nil {
