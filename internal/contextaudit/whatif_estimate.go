@@ -14,34 +14,10 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// The estimate, turn by turn: the main thread's context at each request is
-// the one before it plus what the turn before added, as the recorded
-// contexts grew (across a compaction, the turn's characters), less what
-// the layers keep out and plus what they add:
-//
-//   - layer one: the hands-on work between two prompts of the user, from
-//     its first call delegate-guard denies to its last, the reads and
-//     greps between them included, is one piece of work a coordinator
-//     hands to a subagent: one delegation in its place, after one denied
-//     call the first time (a model that met the rule delegates from then
-//     on). A delegation is priced at the session's own general-purpose
-//     delegations (call and hand-back), or without any at
-//     DefaultDelegation; research agents' reports price nothing. The
-//     subagent's requests start at a subagent's first request (the
-//     session's own subagents', measured, or SubagentShare of the main
-//     thread's) and grow as the piece's turns did.
-//   - layer two: index-guard's block at the start and after each
-//     compaction, unless the session shows it already.
-//   - layer three: results spill-guard would spill show pointers and
-//     heads (spillguard.Estimate).
-//   - layer four: a resume through prune-session at the end.
-//
-// Compactions are recomputed: one happens where the estimated context
-// reaches the threshold, and falls to what the session's own compactions
-// fell to (without any, its first context). A compaction the user asked
-// for (/compact) happens with flower too. Contexts are tokens from the
-// transcript's usage, whole requests (system prompt and tools included);
-// characters are message text and become tokens at CharsPerToken.
+// The estimate, turn by turn, follows the rules of docs/REFERENCE.md ("What
+// if"): each request's context is the one before plus what the turn before
+// added, less what the layers keep out and plus what they add, with the
+// compactions recomputed.
 
 // WhatIf is the estimate; its JSON form is what_if.
 type WhatIf struct {
