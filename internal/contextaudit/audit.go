@@ -30,6 +30,11 @@ type Options struct {
 // off the main thread (delegate-guard's matcher, plus MultiEdit).
 var handsOnTools = map[string]bool{"Bash": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
+// writers are the tools that write a file: the inputs of its path and of
+// the text written.
+var writers = map[string][2]string{"Write": {"file_path", "content"}, "Edit": {"file_path", "new_string"},
+	"MultiEdit": {"file_path", "edits.#.new_string"}, "NotebookEdit": {"notebook_path", "new_source"}}
+
 // briefTools dispatch a subagent; their prompt is the brief. Agent is the
 // tool's name in Claude Code 2.1; Task is its older name.
 var briefTools = map[string]bool{"Agent": true, "Task": true}
@@ -359,27 +364,18 @@ func (s *session) toolUse(th *thread, b transcript.Block, cwd string) {
 	c := call{chars: int64(b.Chars)}
 	in := b.Input
 	var text string
-	switch b.Name {
-	case "Bash":
+	if b.Name == "Bash" {
 		cmd := in.Get("command").Str
 		if th.main && s.o.Glances.IsEphemeral(cmd) {
 			r.GlancesMain++
 		}
 		c, text = s.bashScripts(c, cmd, cwd)
-	case "Write":
-		c.writes, text = s.scriptNames(cwd, in.Get("file_path").Str), in.Get("content").Str
-	case "Edit":
-		c.writes, text = s.scriptNames(cwd, in.Get("file_path").Str), in.Get("new_string").Str
-	case "MultiEdit":
-		c.writes = s.scriptNames(cwd, in.Get("file_path").Str)
-		for _, ed := range in.Get("edits").Array() {
-			text += ed.Get("new_string").Str + "\n"
-		}
-	case "NotebookEdit":
-		c.writes, text = s.scriptNames(cwd, in.Get("notebook_path").Str), in.Get("new_source").Str
-	}
-	if b.Name != "Bash" {
+	} else if w, ok := writers[b.Name]; ok {
+		c.writes = s.scriptNames(cwd, in.Get(w[0]).Str)
 		c.texts = c.writes
+		for _, t := range in.Get(w[1]).Array() {
+			text += t.Str + "\n"
+		}
 	}
 	if len(c.texts) > 0 {
 		c.names = namesIn(text)
