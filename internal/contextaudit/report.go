@@ -156,10 +156,8 @@ type Window struct {
 	Size             int64    `json:"size"`              // tokens, --window
 	Share            *float64 `json:"share"`             // context.last / size
 	CompactThreshold int64    `json:"compact_threshold"` // size − 33,000
-	// TurnsLeft is how many more turns the main thread takes to reach
-	// the threshold at its growth per turn, and CompactTurn the turn it
-	// reaches it at (turns + turns_left); both null when it does not
-	// grow. 0 and the last turn when it is there already.
+	// TurnsLeft is the turns to the threshold at the growth per turn, and
+	// CompactTurn turns + turns_left; both null when it does not grow.
 	TurnsLeft   *int64 `json:"turns_left"`
 	CompactTurn *int64 `json:"compact_turn"`
 }

@@ -19,24 +19,18 @@ import (
 // added, less what the layers keep out and plus what they add, with the
 // compactions recomputed.
 
-// WhatIf is the estimate; its JSON form is what_if.
+// WhatIf is the estimate; its JSON form is what_if, each figure as
+// docs/REFERENCE.md ("What if") defines it.
 type WhatIf struct {
 	Assumed struct {
 		Window           int64   `json:"window"`
-		WindowFrom       string  `json:"window_from"` // "given", "the model …", "a context of …", "no model recorded"
+		WindowFrom       string  `json:"window_from"`
 		CompactThreshold int64   `json:"compact_threshold"`
 		CharsPerToken    float64 `json:"chars_per_token"`
-		// Delegation is what one delegation costs the main thread, and
-		// From where that comes from: "session" (the mean of its own
-		// general-purpose delegations), "assumed" or "given".
-		Delegation int64  `json:"delegation"`
-		From       string `json:"from"`
-		// SubagentBase is a subagent's first request without its brief,
-		// in tokens, and SubagentFrom "session" (the median of its own
-		// subagents') or "main" (SubagentShare of the main thread's
-		// smallest context, without the first prompt).
-		SubagentBase int64  `json:"subagent_base"`
-		SubagentFrom string `json:"subagent_from"`
+		Delegation       int64   `json:"delegation"`
+		From             string  `json:"from"` // of the delegation: "session", "assumed" or "given"
+		SubagentBase     int64   `json:"subagent_base"`
+		SubagentFrom     string  `json:"subagent_from"` // "session" or "main"
 	} `json:"assumed"`
 	LayerOne struct {
 		Delegations     int64 `json:"delegations"` // pieces of work delegated
@@ -48,9 +42,7 @@ type WhatIf struct {
 		RulesChars      int64 `json:"rules_chars"` // the coordinator's rules, at the start and after each compaction
 	} `json:"layer_one"`
 	LayerTwo struct {
-		// Shown is true when the session had index-guard's block
-		// already: then there is none to add.
-		Shown  bool  `json:"shown"`
+		Shown  bool  `json:"shown"`  // the session had index-guard's block: none to add
 		Blocks int64 `json:"blocks"` // the block added: at the start and after each compaction
 		Chars  int64 `json:"chars"`
 	} `json:"layer_two"`
@@ -72,19 +64,14 @@ type WhatIf struct {
 
 // WhatIfSide is the session one way: as recorded, or as estimated.
 type WhatIfSide struct {
-	Chars int64 `json:"chars"` // characters of the main thread's messages
-	Turns int64 `json:"turns"` // the main thread's requests
-	// ContextLast is the main thread's context at its last request, in
-	// tokens, and GrowthPerTurn its growth since the last compaction;
-	// null without usage.
+	Chars         int64    `json:"chars"` // characters of the main thread's messages
+	Turns         int64    `json:"turns"` // the main thread's requests
 	ContextLast   *int64   `json:"context_last"`
-	GrowthPerTurn *float64 `json:"growth_per_turn"`
+	GrowthPerTurn *float64 `json:"growth_per_turn"` // since the last compaction
 	Compactions   int64    `json:"compactions"`
-	// TurnsLeft is how many more turns reach the compaction threshold at
-	// that growth; null when the context does not grow.
-	TurnsLeft *int64 `json:"turns_left"`
-	Sent      int64  `json:"sent"` // tokens of all the main thread's requests
-	Subagents struct {
+	TurnsLeft     *int64   `json:"turns_left"`
+	Sent          int64    `json:"sent"` // tokens of all the main thread's requests
+	Subagents     struct {
 		Requests int64 `json:"requests"`
 		Sent     int64 `json:"sent"` // tokens of all their requests
 	} `json:"subagents"`
