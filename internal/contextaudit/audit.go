@@ -39,14 +39,12 @@ var writers = map[string][2]string{"Write": {"file_path", "content"}, "Edit": {"
 // tool's name in Claude Code 2.1; Task is its older name.
 var briefTools = map[string]bool{"Agent": true, "Task": true}
 
-// pointerMark is the start of a spill pointer, to skip the tool results
-// that cannot hold one without unescaping them. It has no character JSON
-// escapes, so it reads the same in the raw line.
+// pointerMark starts a spill pointer; with no character JSON escapes, it
+// is found in the raw line, so results without one are not unescaped.
 const pointerMark = "[Spilled to a file"
 
 // warmupPrompt is the whole first prompt of the runs Claude Code (2.0 to
-// 2.1.4 at least) starts on its own at the start of a session to fill the
-// prompt cache, each in a subagent transcript: no subagent's work.
+// 2.1.4 at least) starts to fill the prompt cache: no subagent's work.
 const warmupPrompt = "Warmup"
 
 // session is one report in the making, a method for each kind of entry

@@ -14,10 +14,9 @@ import (
 // pair of words found in the subagent's block (workbench.Block for a
 // Worker) or in AgentPrompt.
 
-// AgentPrompt is the discipline of the system prompt Claude Code 2.1.328
-// gives a general-purpose subagent, the sentences a brief is tempted to
-// repeat, quoted as the CLI sends them (tests/e2e TestWhatIfAgentPrompt
-// checks that it still does).
+// AgentPrompt is the discipline of Claude Code 2.1.328's prompt for a
+// general-purpose subagent, as the CLI sends it (tests/e2e
+// TestWhatIfAgentPrompt checks that it still does).
 var AgentPrompt = []string{
 	"Complete the task fully—don't gold-plate, but don't leave it half-done.",
 	"When you complete the task, respond with a concise report covering what was done and any key findings — the caller will relay this to the user, so it only needs the essentials.",
