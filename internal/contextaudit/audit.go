@@ -30,33 +30,31 @@ type Options struct {
 // off the main thread (delegate-guard's matcher, plus MultiEdit).
 var handsOnTools = map[string]bool{"Bash": true, "Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
+// writers are the tools that write a file: the inputs of its path and of
+// the text written.
+var writers = map[string][2]string{"Write": {"file_path", "content"}, "Edit": {"file_path", "new_string"},
+	"MultiEdit": {"file_path", "edits.#.new_string"}, "NotebookEdit": {"notebook_path", "new_source"}}
+
 // briefTools dispatch a subagent; their prompt is the brief. Agent is the
 // tool's name in Claude Code 2.1; Task is its older name.
 var briefTools = map[string]bool{"Agent": true, "Task": true}
 
-// pointerMark is the start of a spill pointer, to skip the tool results
-// that cannot hold one without unescaping them. It has no character JSON
-// escapes, so it reads the same in the raw line.
+// pointerMark starts a spill pointer; with no character JSON escapes, it
+// is found in the raw line, so results without one are not unescaped.
 const pointerMark = "[Spilled to a file"
 
 // warmupPrompt is the whole first prompt of the runs Claude Code (2.0 to
-// 2.1.4 at least) starts on its own at the start of a session to fill the
-// prompt cache, each in a subagent transcript: no subagent's work.
+// 2.1.4 at least) starts to fill the prompt cache: no subagent's work.
 const warmupPrompt = "Warmup"
 
-// session reads one session's transcripts into its report, a method for
-// each kind of entry and block.
+// session is one report in the making, a method for each kind of entry
+// and block.
 type session struct {
-	r     *Report
-	o     Options
-	root  string          // workbench root; "" until the first cwd is read
-	calls map[string]call // the tool calls whose result is still to come, by id
-	// counts, when set, says whether the entry of a key counts (totals.go).
-	counts func(key string) bool
-	// sessionOf is the first sessionId read: for a subagent's transcript
-	// given alone, the session it belongs to.
-	sessionOf string
-	firstBad  string
+	r          *Report
+	o          Options
+	root       string          // workbench root; "" until the first cwd is read
+	calls      map[string]call // the tool calls whose result is still to come, by id
+	main, side *thread         // the threads of the transcript being read
 	// mainTurnsWithUsage counts the main-thread turns whose usage gave a
 	// context size, for the growth per turn.
 	mainTurnsWithUsage int64
@@ -91,6 +89,23 @@ type thread struct {
 	first, prompt int64
 }
 
+func newSession(path string, o Options) *session {
+	s := &session{r: newReport(path), o: o, calls: map[string]call{}}
+	if o.Workbench != "" {
+		s.root = filepath.Clean(o.Workbench)
+	}
+	return s
+}
+
+// open starts a transcript: the main one, or a subagent's (sub).
+func (s *session) open(sub bool) {
+	s.side = &thread{t: &Thread{}}
+	s.main = s.side
+	if !sub {
+		s.main = &thread{t: &s.r.Main, main: true}
+	}
+}
+
 // Audit reads the session whose main transcript is at path, with its
 // subagent transcripts, and returns its report. workbenchRoot is the
 // workbench the scripts live in; "" takes <first cwd of the session>/.flower,
@@ -98,119 +113,139 @@ type thread struct {
 // error is for a main transcript with nothing readable. Warnings are about
 // transcripts that were read in part or not at all.
 func Audit(path, workbenchRoot string) (r *Report, warnings []string, err error) {
-	return audit(path, Options{Workbench: workbenchRoot, Window: DefaultWindow}, nil)
+	r, _, warnings, err = audit(path, Options{Workbench: workbenchRoot, Window: DefaultWindow}, nil)
+	return r, warnings, err
 }
 
-// audit is Audit with every option. counts, when not nil, is asked of
-// every entry whether it counts, by its key (entryKey).
-func audit(path string, o Options, counts func(key string) bool) (*Report, []string, error) {
-	s := &session{r: newReport(path), o: o, calls: map[string]call{}, counts: counts}
-	if o.Workbench != "" {
-		s.root = filepath.Clean(o.Workbench)
-	}
+// reader reads a session's transcripts once into its report and, for the
+// totals t, into part: the report of the entries t has not counted yet.
+type reader struct {
+	full, part *session
+	t          *totals
+	mine       map[string]bool // the keys of the entries read, for t
+	// sessionOf is the first sessionId read: for a subagent's transcript
+	// given alone, the session it belongs to.
+	sessionOf, firstBad string
+}
+
+// audit is Audit with every option, and the totals t (nil for none) the
+// session's part of them is made for.
+func audit(path string, o Options, t *totals) (r, part *Report, warnings []string, err error) {
+	a := &reader{full: newSession(path, o), t: t}
 	if o.WhatIf != nil {
-		s.whatIf = newWhatIf(s, *o.WhatIf)
+		a.full.whatIf = newWhatIf(a.full, *o.WhatIf)
 	}
-	main, side := &thread{t: &s.r.Main, main: true}, &thread{t: &Thread{}}
-	good, err := s.read(path, main, side)
+	all := []*session{a.full}
+	if t != nil {
+		a.part, a.mine = newSession(path, o), map[string]bool{}
+		all = append(all, a.part)
+	}
+	r = a.full.r
+	good, err := a.read(path, false)
 	switch {
 	case err != nil:
-		return nil, nil, err
-	case good == 0 && s.r.BadLines == 0:
-		return nil, nil, fmt.Errorf("%s: no entries", path)
+		return nil, nil, nil, err
+	case good == 0 && r.BadLines == 0:
+		return nil, nil, nil, fmt.Errorf("%s: no entries", path)
 	case good == 0:
-		return nil, nil, fmt.Errorf("%s: nothing readable: %d bad lines (first: %s)", path, s.r.BadLines, s.firstBad)
+		return nil, nil, nil, fmt.Errorf("%s: nothing readable: %d bad lines (first: %s)", path, r.BadLines, a.firstBad)
 	}
-	var warnings []string
-	if main.entries == 0 && side.entries > 0 {
+	inline := a.full.side // the main transcript's subagent thread (CLI 1.0)
+	if a.full.main.entries == 0 && inline.entries > 0 {
 		// Subagent entries alone: a subagent's transcript (CLI 2.0 and
 		// 2.1 name it agent-<id>.jsonl), not a session.
-		of := s.sessionOf
-		s.r.SubagentOf = &of
-		s.r.inlineRuns = 0 // its root is the run's start, not one inline
-		s.addSubagent(path, side)
+		r.inlineRuns = 0 // its root is the run's start, not one inline
+		for _, s := range all {
+			s.r.SubagentOf = &a.sessionOf
+			s.addSubagent(path, s.side)
+		}
 	} else {
-		s.r.Subagents.add(*side.t)
-		s.r.SubagentTranscripts += s.r.inlineRuns
+		for _, s := range all {
+			addCounts(&s.r.Subagents, s.side.t)
+		}
 		subs, err := transcript.Subagents(path)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: subagents: %v", path, err))
 		}
 		for _, p := range subs {
-			th := &thread{t: &Thread{}}
-			if _, err := s.read(p, th, th); err != nil {
+			if _, err := a.read(p, true); err != nil {
 				warnings = append(warnings, err.Error())
 				continue
 			}
-			s.addSubagent(p, th)
+			for _, s := range all {
+				s.addSubagent(p, s.side)
+			}
 		}
 	}
 	if from := transcript.ForkedFrom(path); from != "" {
-		s.r.ForkedFrom = &from
+		r.ForkedFrom = &from
 	}
-	if s.r.BadLines > 0 {
-		warnings = append(warnings, fmt.Sprintf("%s: %d bad lines skipped (first: %s)", path, s.r.BadLines, s.firstBad))
+	if r.BadLines > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %d bad lines skipped (first: %s)", path, r.BadLines, a.firstBad))
 	}
-	s.r.finish(o.Window, s.mainTurnsWithUsage)
-	if s.whatIf != nil {
-		s.r.WhatIf = s.whatIf.finish(side)
+	for _, s := range all {
+		s.r.finish(o.Window, s.mainTurnsWithUsage)
 	}
-	return s.r, warnings, nil
+	if a.full.whatIf != nil {
+		r.WhatIf = a.full.whatIf.finish(inline)
+	}
+	if t == nil {
+		return r, nil, warnings, nil
+	}
+	for key := range a.mine {
+		t.seen[key] = true
+	}
+	return r, a.part.r, warnings, nil
 }
 
 // addSubagent adds the subagent transcript at path, read into th: a
-// compaction's summarising run to the compactions, a cache warmup to the
-// warmups, a subagent's work to Subagents.
+// subagent's work to Subagents; a compaction's summarising run and a cache
+// warmup are counted from the files (finish).
 func (s *session) addSubagent(path string, th *thread) {
-	r := s.r
 	run := transcript.IsCompactionRun(path)
-	r.files = append(r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut, th.first, th.prompt})
-	switch {
-	case run:
-		r.Compactions.Runs++
-		r.Compactions.RunInputTokens += th.tokensIn
-		r.Compactions.RunOutputTokens += th.tokensOut
-	case th.warmup:
-		r.Warmups++
-	default:
-		r.Subagents.add(*th.t)
-		r.SubagentTranscripts++
+	s.r.files = append(s.r.files, subFile{path, run, th.warmup && !run, th.tokensIn, th.tokensOut, th.first, th.prompt})
+	if !run && !th.warmup {
+		addCounts(&s.r.Subagents, th.t)
 	}
 }
 
-// read streams one transcript and returns how many lines parsed: the main
-// thread's entries go to main, isSidechain entries to side.
-func (s *session) read(path string, main, side *thread) (int64, error) {
+// read streams one transcript, the main one or a subagent's (sub), and
+// returns how many lines parsed: the main thread's entries go to main,
+// isSidechain entries to side.
+func (a *reader) read(path string, sub bool) (int64, error) {
 	f, err := transcript.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	a.full.open(sub)
+	if a.part != nil {
+		a.part.open(sub)
+	}
+	r := a.full.r
 	var good int64
 	err = transcript.Scan(f, func(_ int, e *transcript.Entry, err error) error {
 		if err != nil {
-			s.r.BadLines++ // a *transcript.LineError: counted, not fatal
-			if s.firstBad == "" {
-				s.firstBad = fmt.Sprintf("%s: %v", filepath.Base(path), err)
+			r.BadLines++ // a *transcript.LineError: counted, not fatal
+			if a.firstBad == "" {
+				a.firstBad = fmt.Sprintf("%s: %v", filepath.Base(path), err)
 			}
 			return nil
 		}
 		good++
-		if s.sessionOf == "" && e.SessionID != "" {
-			s.sessionOf = strings.Clone(e.SessionID)
+		if a.sessionOf == "" && e.SessionID != "" {
+			a.sessionOf = strings.Clone(e.SessionID)
 		}
-		th := main
-		if e.IsSidechain {
-			if main != side && e.Type == "user" && e.IsConversation() && e.ParentUUID == "" {
-				s.r.inlineRuns++
-			}
-			th = side
+		if e.IsSidechain && !sub && e.Type == "user" && e.IsConversation() && e.ParentUUID == "" {
+			r.inlineRuns++
 		}
+		th := a.full.thread(e)
 		if e.Message != nil && (e.Type == "user" || e.Type == "assistant") {
 			th.entries++
 		}
-		if s.counts == nil || s.counts(entryKey(e)) {
-			s.entry(th, e)
+		a.full.entry(th, e)
+		if a.part != nil && a.t.fresh(entryKey(e), a.mine) {
+			a.part.entry(a.part.thread(e), e)
 		}
 		return nil
 	})
@@ -218,6 +253,14 @@ func (s *session) read(path string, main, side *thread) (int64, error) {
 		return good, fmt.Errorf("%s: %v", path, err)
 	}
 	return good, nil
+}
+
+// thread is the thread of s that e belongs to.
+func (s *session) thread(e *transcript.Entry) *thread {
+	if e.IsSidechain {
+		return s.side
+	}
+	return s.main
 }
 
 // entryKey is what tells an entry from a copy of it: its uuid, or the one
@@ -319,27 +362,18 @@ func (s *session) toolUse(th *thread, b transcript.Block, cwd string) {
 	c := call{chars: int64(b.Chars)}
 	in := b.Input
 	var text string
-	switch b.Name {
-	case "Bash":
+	if b.Name == "Bash" {
 		cmd := in.Get("command").Str
 		if th.main && s.o.Glances.IsEphemeral(cmd) {
 			r.GlancesMain++
 		}
 		c, text = s.bashScripts(c, cmd, cwd)
-	case "Write":
-		c.writes, text = s.scriptNames(cwd, in.Get("file_path").Str), in.Get("content").Str
-	case "Edit":
-		c.writes, text = s.scriptNames(cwd, in.Get("file_path").Str), in.Get("new_string").Str
-	case "MultiEdit":
-		c.writes = s.scriptNames(cwd, in.Get("file_path").Str)
-		for _, ed := range in.Get("edits").Array() {
-			text += ed.Get("new_string").Str + "\n"
-		}
-	case "NotebookEdit":
-		c.writes, text = s.scriptNames(cwd, in.Get("notebook_path").Str), in.Get("new_source").Str
-	}
-	if b.Name != "Bash" {
+	} else if w, ok := writers[b.Name]; ok {
+		c.writes = s.scriptNames(cwd, in.Get(w[0]).Str)
 		c.texts = c.writes
+		for _, t := range in.Get(w[1]).Array() {
+			text += t.Str + "\n"
+		}
 	}
 	if len(c.texts) > 0 {
 		c.names = namesIn(text)

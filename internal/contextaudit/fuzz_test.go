@@ -38,8 +38,8 @@ func FuzzAudit(f *testing.F) {
 		if err := os.WriteFile(path, body, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		r1, _, err1 := audit(path, fuzzOptions, nil)
-		r2, _, err2 := audit(path, fuzzOptions, nil)
+		r1, _, _, err1 := audit(path, fuzzOptions, nil)
+		r2, _, _, err2 := audit(path, fuzzOptions, nil)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v, %v", err1, err2)
 		}

@@ -60,7 +60,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	opts := Options{Window: *window}
 	if *whatIf {
 		opts.WhatIf = &WhatIfOptions{CharsPerToken: *cpt, Delegation: *delegation}
-		fs.Visit(func(f *flag.Flag) {
+		fs.Visit(func(f *flag.Flag) { // --window given: else the session's model says
 			if f.Name == "window" {
 				opts.WhatIf.Window = *window
 			}
@@ -99,15 +99,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if *asJSON {
 		write = writeJSON
 	}
-	printed := 0
-	tables := glanceTables{}
+	printed, tables := 0, glanceTables{}
 	for _, p := range paths {
 		opts.Glances = tables.of(c, transcript.FirstCwd(p))
-		r, warnings, err := tot.audit(p, opts)
+		r, part, warnings, err := audit(p, opts, tot)
 		problems = append(problems, warnings...)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
+		}
+		if tot != nil {
+			tot.add(r, part)
 		}
 		if err := write(stdout, r, printed > 0); err != nil {
 			return c.Fail(err)
@@ -134,9 +136,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 }
 
 // distinct is paths with each file once, in their order: a session named
-// twice (by its id and its path, or in --project and by name) would be
-// one report twice, and the totals would count its subagent transcripts,
-// compaction runs and warmups twice where they count its entries once.
+// twice (by its id and its path, or in --project and by name) is one
+// report, its subagent transcripts counted once in the totals.
 func distinct(paths []string) []string {
 	var out []string
 	var seen []os.FileInfo
@@ -154,10 +155,8 @@ func distinct(paths []string) []string {
 }
 
 // glanceTables are the glance tables of the projects audited, by folder:
-// a session's glances are what delegate-guard took for one there, the
-// built-in table with the extras of the user's file and of the project's
-// (config.Load). What a configuration could not give is said once per
-// folder on stderr.
+// what delegate-guard took for a glance there (config.Load). What a
+// configuration could not give is said once per folder on stderr.
 type glanceTables map[string]*ephemeral.Glances
 
 func (t glanceTables) of(c *hook.CLI, dir string) *ephemeral.Glances {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -121,13 +122,20 @@ type Thread struct {
 	HandsOn   int64 `json:"hands_on"`   // tool_use blocks of Bash, Write, Edit, MultiEdit, NotebookEdit
 }
 
-// add adds the figures of o.
-func (t *Thread) add(o Thread) {
-	t.Entries += o.Entries
-	t.Turns += o.Turns
-	t.Chars += o.Chars
-	t.ToolCalls += o.ToolCalls
-	t.HandsOn += o.HandsOn
+// addCounts adds each int64 of *src to *dst's, through nested structs:
+// the counts of a thread, a report or an estimate. Pointers (the ratios),
+// slices and maps hold no counts; finish derives the rest anew.
+func addCounts(dst, src any) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := range d.NumField() {
+		switch f := d.Field(i); {
+		case !f.CanSet():
+		case f.Kind() == reflect.Int64:
+			f.SetInt(f.Int() + s.Field(i).Int())
+		case f.Kind() == reflect.Struct:
+			addCounts(f.Addr().Interface(), s.Field(i).Addr().Interface())
+		}
+	}
 }
 
 // DefaultWindow is the context window assumed, in tokens: what Claude Code
@@ -148,10 +156,8 @@ type Window struct {
 	Size             int64    `json:"size"`              // tokens, --window
 	Share            *float64 `json:"share"`             // context.last / size
 	CompactThreshold int64    `json:"compact_threshold"` // size − 33,000
-	// TurnsLeft is how many more turns the main thread takes to reach
-	// the threshold at its growth per turn, and CompactTurn the turn it
-	// reaches it at (turns + turns_left); both null when it does not
-	// grow. 0 and the last turn when it is there already.
+	// TurnsLeft is the turns to the threshold at the growth per turn, and
+	// CompactTurn turns + turns_left; both null when it does not grow.
 	TurnsLeft   *int64 `json:"turns_left"`
 	CompactTurn *int64 `json:"compact_turn"`
 }
@@ -162,11 +168,27 @@ type ScriptReuse struct {
 	By   int64  `json:"by"`
 }
 
-// finish derives the figures that need the whole session: window is the
+// finish derives the figures that need the whole session or are not sums
+// of the sessions' (a file or script counted once): window is the
 // model's, turnsWithUsage the main-thread turns that gave a context size.
 func (r *Report) finish(window, turnsWithUsage int64) {
 	r.scriptFigures()
-	r.Spills.Count = int64(len(r.spilled))
+	r.SubagentTranscripts, r.Warmups = r.inlineRuns, 0
+	c := &r.Compactions
+	c.Runs, c.RunInputTokens, c.RunOutputTokens = 0, 0, 0
+	for _, f := range r.files {
+		switch {
+		case f.run:
+			c.Runs++
+			c.RunInputTokens += f.tokensIn
+			c.RunOutputTokens += f.tokensOut
+		case f.warmup:
+			r.Warmups++
+		default:
+			r.SubagentTranscripts++
+		}
+	}
+	r.Spills.Count, r.Spills.CharsMoved = int64(len(r.spilled)), 0
 	for _, chars := range r.spilled {
 		r.Spills.CharsMoved += chars
 	}

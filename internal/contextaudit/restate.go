@@ -8,31 +8,15 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// How much of a brief restates what the subagent is given anyway (the
-// design: 8 of 8 briefs restated the discipline; in the shortest, about 120
-// of 521 characters were specific to the task). The rule, measurable and
-// blind to meaning:
-//
-//   - A brief is cut into sentences at line ends and at '.', '!' or '?'
-//     followed by a space.
-//   - A word of a sentence (letters and digits, lowercased, a plural s
-//     dropped) is restated when, together with the word before or after
-//     it, it makes a pair of words that stands in the text the subagent
-//     receives: index-guard's SubagentStart block for this workbench
-//     (workbench.Block for a Worker) and the discipline of Claude Code's
-//     own agent prompt (AgentPrompt).
-//   - A sentence restates when at least half of its words that are not
-//     function words (stopWords) are restated.
-//
-// "Write long outputs to .flower/artifacts/ and reply with only paths and
-// conclusions." restates (write long, long output, and reply, reply with,
-// path and); "Run sh run_tests.sh and reply with the failing tests."
-// does not (only reply).
+// How much of a brief restates what the subagent is given anyway, by the
+// rule of docs/REFERENCE.md ("restating"): a sentence restates when at
+// least half of its words that are not stopWords make, with a neighbour, a
+// pair of words found in the subagent's block (workbench.Block for a
+// Worker) or in AgentPrompt.
 
-// AgentPrompt is the discipline of the system prompt Claude Code 2.1.328
-// gives a general-purpose subagent, the sentences a brief is tempted to
-// repeat, quoted as the CLI sends them (tests/e2e TestWhatIfAgentPrompt
-// checks that it still does).
+// AgentPrompt is the discipline of Claude Code 2.1.328's prompt for a
+// general-purpose subagent, as the CLI sends it (tests/e2e
+// TestWhatIfAgentPrompt checks that it still does).
 var AgentPrompt = []string{
 	"Complete the task fully—don't gold-plate, but don't leave it half-done.",
 	"When you complete the task, respond with a concise report covering what was done and any key findings — the caller will relay this to the user, so it only needs the essentials.",

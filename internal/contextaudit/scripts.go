@@ -13,10 +13,8 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// runners run the file named in their arguments: a simple command whose
-// command word is one of these (or the script itself) runs a script it
-// names. Other commands naming a script (cat, chmod, git add, sed -i) only
-// look at or change the file, so they are not runs.
+// runners run the file named in their arguments; other commands naming a
+// script (cat, chmod, git add, sed -i) only look at or change it.
 var runners = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
 	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true,
@@ -31,9 +29,8 @@ var runners = map[string]bool{
 // moves the folder later relative paths are read from. Words that are not
 // plain text (expansions, substitutions) name nothing.
 func (s *session) bashScripts(c call, cmd, cwd string) (call, string) {
-	// A command that cannot name a script is not parsed, nor one past the
-	// parser's limits: a transcript is someone else's data, and a command
-	// nested deep enough overflows the parser's stack, a crash that exits 2.
+	// A command nested deep enough overflows the parser's stack: a crash
+	// that exits 2, on someone else's data.
 	if !strings.Contains(cmd, workbench.ScriptsDir) || ephemeral.TooBigToParse(cmd) != "" {
 		return c, ""
 	}
@@ -189,6 +186,7 @@ func (r *Report) ran(c call) {
 // another when the other's text names it (by its file name, or as a Python
 // module), the design's "audit-fake-ai-server.py was reused by 7 scripts".
 func (r *Report) scriptFigures() {
+	r.Scripts = Report{}.Scripts
 	sc := &r.Scripts
 	names := make([]string, 0, len(r.scripts))
 	for name, u := range r.scripts {

@@ -23,38 +23,6 @@ func newTotals() *totals {
 	return &totals{r: newReport(""), seen: map[string]bool{}, files: map[string]bool{}}
 }
 
-// audit audits the session at path and adds its report. A session that
-// holds an entry counted before (in an earlier session, or earlier in its
-// own lines) is read a second time, without those, for its part of the
-// sums.
-func (t *totals) audit(path string, o Options) (*Report, []string, error) {
-	if t == nil {
-		return audit(path, o, nil)
-	}
-	mine := map[string]bool{}
-	copies := false
-	r, warnings, err := audit(path, o, func(key string) bool {
-		copies = !t.fresh(key, mine) || copies
-		return true
-	})
-	if err != nil {
-		return nil, warnings, err
-	}
-	part := r
-	if copies {
-		o.WhatIf = nil
-		again := map[string]bool{}
-		if p, _, err := audit(path, o, func(key string) bool { return t.fresh(key, again) }); err == nil {
-			part = p
-		}
-	}
-	for key := range mine {
-		t.seen[key] = true
-	}
-	t.add(r, part)
-	return r, warnings, nil
-}
-
 // fresh reports whether the entry of key is counted for the first time:
 // not before this session, nor before in local, the keys it has read,
 // which key joins. Bookkeeping lines have no key and always count.
@@ -69,41 +37,23 @@ func (t *totals) fresh(key string, local map[string]bool) bool {
 	return true
 }
 
-// add adds a session: the figures of its entries from part, the rest from
+// add adds a session: the counts of its entries from part, the rest from
 // r. A fork's subagent transcripts, compaction runs and warmups are its
 // original's, copied: a fork adds none of them.
 func (t *totals) add(r, part *Report) {
 	s := t.r
 	t.sessions++
-	s.BadLines += r.BadLines
-	s.Main.add(part.Main)
-	s.Subagents.add(part.Subagents)
-	s.Denials.Hook += part.Denials.Hook
-	s.Denials.Rule += part.Denials.Rule
-	s.Denials.Chars += part.Denials.Chars
-	s.Denials.MainChars += part.Denials.MainChars
-	s.GlancesMain += part.GlancesMain
-	s.Briefs.Count += part.Briefs.Count
-	s.Briefs.Chars += part.Briefs.Chars
-	s.Briefs.Restating += part.Briefs.Restating
-	s.Briefs.RestatingChars += part.Briefs.RestatingChars
-	s.Cache.Read += part.Cache.Read
-	s.Cache.Creation += part.Cache.Creation
-	s.Cache.Input += part.Cache.Input
-	s.Compactions.Count += part.Compactions.Count
-	s.Compactions.PreTokens += part.Compactions.PreTokens
+	addCounts(s, part)
+	s.BadLines += r.BadLines // the reader counts them in r alone
 	for name, sc := range part.scripts {
 		to := s.scripts[name]
 		if to == nil {
-			to = &script{}
+			to = &script{names: map[string]bool{}}
 			s.scripts[name] = to
 		}
 		to.writes += sc.writes
 		to.runs += sc.runs
 		for n := range sc.names {
-			if to.names == nil {
-				to.names = map[string]bool{}
-			}
 			if len(to.names) < maxNames {
 				to.names[n] = true
 			}
@@ -116,29 +66,25 @@ func (t *totals) add(r, part *Report) {
 		t.forks++
 		return
 	}
-	s.SubagentTranscripts += r.inlineRuns
+	s.inlineRuns += r.inlineRuns
 	for _, f := range r.files {
 		key := f.path
 		if abs, err := filepath.Abs(key); err == nil {
 			key = abs
 		}
-		if t.files[key] {
-			continue
-		}
-		t.files[key] = true
-		switch {
-		case f.run:
-			s.Compactions.Runs++
-			s.Compactions.RunInputTokens += f.tokensIn
-			s.Compactions.RunOutputTokens += f.tokensOut
-		case f.warmup:
-			s.Warmups++
-		default:
-			s.SubagentTranscripts++
+		if !t.files[key] {
+			t.files[key] = true
+			s.files = append(s.files, f)
 		}
 	}
-	if r.WhatIf != nil {
-		t.addWhatIf(r.WhatIf)
+	if w := r.WhatIf; w != nil {
+		if s.WhatIf == nil {
+			s.WhatIf = &WhatIf{}
+			s.WhatIf.Assumed.CharsPerToken = w.Assumed.CharsPerToken
+		}
+		a := s.WhatIf.Assumed // the totals assume nothing else: no sum
+		addCounts(s.WhatIf, w)
+		s.WhatIf.Assumed = a
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,38 +20,30 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// --what-if estimates, from a session recorded without flower (or with
-// some of its layers), what the main thread and its subagents would have
-// held with every layer, by the rules the hooks apply (docs/REFERENCE.md,
-// "What if"). This file reads the main thread turn by turn; the estimate
-// is whatif_estimate.go's.
+// --what-if estimates what a session recorded without flower (or with some
+// of its layers) would have held with every layer (docs/REFERENCE.md, "What
+// if"). This file reads the main thread turn by turn; whatif_estimate.go
+// makes the estimate.
 
 // WhatIfOptions are the assumptions of --what-if.
 type WhatIfOptions struct {
-	// Window is the model's context window in tokens; 0 reads it from the
-	// session (windowOf).
-	Window        int64
-	CharsPerToken float64 // characters a token holds, to turn characters into tokens
+	Window        int64   // the model's context window in tokens; 0 reads it from the session
+	CharsPerToken float64 // characters a token holds
 	// Delegation is what one delegation costs the main thread, in
-	// characters; 0 for the mean of the session's own general-purpose
-	// delegations, or without any, DefaultDelegation.
+	// characters; 0 for the mean of the session's own general-purpose ones.
 	Delegation int64
 }
 
 // The defaults of WhatIfOptions.
 const (
-	// DefaultCharsPerToken is the usual rough figure for English and code;
-	// the tokenizer's own count is not at hand.
-	DefaultCharsPerToken = 4.0
-	// DefaultBriefChars is the design's shortest measured brief (521
-	// characters, context-economics "Layer one").
+	DefaultCharsPerToken = 4.0 // the usual rough figure for English and code
+	// DefaultBriefChars is the design's shortest measured brief
+	// (context-economics "Layer one").
 	DefaultBriefChars = 521
-	// DefaultReportChars is a report of a path and a conclusion or two,
-	// what the workbench's rules ask a subagent to reply with: an
-	// assumption, the design gives no figure.
+	// DefaultReportChars is a path and a conclusion or two, what the
+	// workbench's rules ask for: an assumption, the design gives no figure.
 	DefaultReportChars = 200
-	// DefaultDelegation is a delegation of such a brief and report.
-	DefaultDelegation = DelegationFrame + DefaultBriefChars + DefaultReportChars
+	DefaultDelegation  = DelegationFrame + DefaultBriefChars + DefaultReportChars
 )
 
 // A delegation costs the main thread its Agent call and the hand-back:
@@ -83,9 +76,8 @@ const LongWindow = 1_000_000
 
 var longWindowModels = regexp.MustCompile(`\[1m\]$|^claude-(opus-4-[78]|opus-5|sonnet-5|haiku-5-5|fable-5|mythos-5)`)
 
-// windowOf is the window of the model a session ran (its last main-thread
-// turn's), and why: a context over DefaultWindow says the window was
-// longer whatever the model.
+// windowOf is the window of the model a session ran, and why: a context
+// over DefaultWindow says the window was longer whatever the model.
 func windowOf(model string, largest int64) (int64, string) {
 	switch {
 	case longWindowModels.MatchString(model):
@@ -106,40 +98,9 @@ func denialPrefix(tool string) string { return "PreToolUse:" + tool + " hook err
 // additionalContext to the model (tests/e2e TestWhatIfDelegationCost).
 const SessionStartPrefix = "SessionStart hook additional context: "
 
-// blockMark is a line of index-guard's block for the main thread, by
-// which a session that had it is told from one that had not: the line
-// after the one naming the workbench.
-var blockMark = func() string {
-	block, _, err := workbench.Block("/w", false, &workbench.Index{}, workbench.Coordinator)
-	if err != nil {
-		panic(err)
-	}
-	return strings.Split(block, "\n")[1]
-}()
-
 // rulesMark begins delegate-guard's coordinator's rules, by which a session
 // that had them is told from one that had not.
 const rulesMark = "You coordinate this session (flower)"
-
-// spillMatcher is the tools spill-guard is wired for, from the catalog the
-// installer wires.
-var spillMatcher = func() *regexp.Regexp {
-	for _, e := range flowersettings.Catalog {
-		if e.Binary == "spill-guard" && e.Event == "PostToolUse" {
-			return regexp.MustCompile(e.Matcher)
-		}
-	}
-	panic("no spill-guard entry in flowersettings.Catalog")
-}()
-
-// guarded is what delegate-guard denies by default.
-var guarded = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range strings.Split(delegateguard.DefaultTools, ",") {
-		m[t] = true
-	}
-	return m
-}()
 
 // wiTurn is one turn of the main thread as the what-if needs it.
 type wiTurn struct {
@@ -147,16 +108,15 @@ type wiTurn struct {
 	chars   int64 // its entries and the results of its calls
 	live    bool  // it made a hands-on call delegate-guard would deny, and the call ran
 	own     bool  // it dispatched a subagent of the session's own
-	tool    string
-	// callChars is the first hands-on call's characters.
+	// tool and callChars are the first hands-on call's.
+	tool      string
 	callChars int64
 	// spillChars and spillAfter are its results that spill-guard would
 	// spill, as the model saw them and with pointers and heads.
 	spillChars, spillAfter, spills int64
 	glances                        []wiGlance
 	denials                        []int64 // calls denied in the session, call and denial
-	prompted, compacted            bool    // a prompt, a compaction came before it
-	manual                         bool    // the compaction was the user's (/compact)
+	prompted, compacted, manual    bool    // a prompt, a compaction (the user's: manual) came before it
 }
 
 type wiGlance struct {
@@ -171,39 +131,52 @@ type wiCall struct {
 	chars  int64
 	guard  bool   // delegate-guard would deny it
 	glance string // the command, when a glance
-	// general is an Agent or Task call of a general-purpose subagent in
-	// the foreground, what a delegation under flower is; brief is its
-	// prompt's characters.
+	// general is a foreground general-purpose Agent call, what a
+	// delegation under flower is; brief is its prompt's characters.
 	general bool
 	brief   int64
 }
 
 // whatIf reads the main transcript for the estimate.
 type whatIf struct {
-	s       *session
-	o       WhatIfOptions
-	turns   []wiTurn
-	lastMsg string
-	calls   map[string]wiCall
+	s         *session
+	o         WhatIfOptions
+	guarded   []string       // what delegate-guard denies by default
+	blockMark string         // see newWhatIf
+	spills    *regexp.Regexp // the tools spill-guard is wired for
+	turns     []wiTurn
+	lastMsg   string
+	calls     map[string]wiCall
 	// prompted, compacted and manual wait for the next turn.
 	prompted, compacted, manual bool
 	cwd, model                  string
-	// largest and smallest are the contexts of turns at their extremes;
+	// largest and smallest are the turns' largest and smallest contexts:
 	// the smallest is where the session started, or a compaction left it.
-	largest, smallest int64
-	promptChars       int64 // the first prompt's
-	hasBlock          bool  // index-guard's block is in the session
-	hasRules          bool  // delegate-guard's coordinator's rules are
-	// own counts the session's own general-purpose delegations done, and
-	// ownChars and ownBriefs what their calls and hand-backs and their
-	// briefs hold.
+	largest, smallest  int64
+	promptChars        int64 // the first prompt's
+	hasBlock, hasRules bool  // index-guard's block, delegate-guard's rules are in the session
+	// own counts the session's own general-purpose delegations, ownChars
+	// their calls and hand-backs and ownBriefs their briefs.
 	own, ownChars, ownBriefs        int64
 	apiErrors, apiErrorChars        int64
 	interrupted, interruptedSavings int64
 }
 
 func newWhatIf(s *session, o WhatIfOptions) *whatIf {
-	return &whatIf{s: s, o: o, calls: map[string]wiCall{}}
+	w := &whatIf{s: s, o: o, calls: map[string]wiCall{}, guarded: strings.Split(delegateguard.DefaultTools, ",")}
+	// The line after the workbench's of index-guard's block for the main
+	// thread tells a session that had it.
+	block, _, err := workbench.Block("/w", false, &workbench.Index{}, workbench.Coordinator)
+	if err != nil {
+		panic(err)
+	}
+	w.blockMark = strings.Split(block, "\n")[1]
+	for _, e := range flowersettings.Catalog {
+		if e.Binary == "spill-guard" && e.Event == "PostToolUse" {
+			w.spills = regexp.MustCompile(e.Matcher)
+		}
+	}
+	return w
 }
 
 // entry reads one line of the main thread.
@@ -218,7 +191,7 @@ func (w *whatIf) entry(e *transcript.Entry) {
 	}
 	if e.Type == "attachment" && bytes.Contains(e.Raw, []byte(`"hook_additional_context"`)) {
 		// Layer two's block, or layer one's rules: on already.
-		w.hasBlock = w.hasBlock || bytes.Contains(e.Raw, []byte(blockMark))
+		w.hasBlock = w.hasBlock || bytes.Contains(e.Raw, []byte(w.blockMark))
 		w.hasRules = w.hasRules || bytes.Contains(e.Raw, []byte(rulesMark))
 		return
 	}
@@ -261,16 +234,14 @@ func (w *whatIf) assistant(e *transcript.Entry) {
 	t := &w.turns[i]
 	t.chars += int64(e.Chars())
 	for _, b := range e.ToolUses() {
-		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars), guard: guarded[b.Name]}
+		c := wiCall{turn: i, name: strings.Clone(b.Name), chars: int64(b.Chars), guard: slices.Contains(w.guarded, b.Name)}
 		switch {
 		case b.Name == "Bash":
 			v := w.s.o.Glances.Classify(b.Input.Get("command").Str)
 			if v.Glance {
 				c.glance = strings.Clone(b.Input.Get("command").Str)
 			}
-			// A hands-on command the configuration lets the main
-			// thread run passes delegate-guard as a glance does.
-			c.guard = !v.MainThread
+			c.guard = !v.MainThread // a glance, or allowed the main thread by the configuration
 		case briefTools[b.Name]:
 			t.own = true
 			typ := b.Input.Get("subagent_type").Str
@@ -319,7 +290,7 @@ func (w *whatIf) user(e *transcript.Entry) {
 			w.ownBriefs += c.brief
 		}
 		after := chars
-		if !b.IsError && spillMatcher.MatchString(c.name) {
+		if !b.IsError && w.spills.MatchString(c.name) {
 			after = w.spill(e, b, c, len(results) == 1)
 		}
 		if after < chars {
@@ -333,10 +304,9 @@ func (w *whatIf) user(e *transcript.Entry) {
 	}
 }
 
-// spill is what the model would have seen of result b with layer three.
-// The fields spill-guard would spill are read from the entry's
-// toolUseResult when the entry holds this result alone, else the result's
-// text stands for its one field.
+// spill is what the model would have seen of result b with layer three:
+// the fields spill-guard would spill are the entry's toolUseResult when it
+// holds this result alone, else the result's text.
 func (w *whatIf) spill(e *transcript.Entry, b transcript.Block, c wiCall, alone bool) int64 {
 	seen := int64(b.Chars)
 	root := w.root()

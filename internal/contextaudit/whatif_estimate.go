@@ -14,53 +14,23 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// The estimate, turn by turn: the main thread's context at each request is
-// the one before it plus what the turn before added, as the recorded
-// contexts grew (across a compaction, the turn's characters), less what
-// the layers keep out and plus what they add:
-//
-//   - layer one: the hands-on work between two prompts of the user, from
-//     its first call delegate-guard denies to its last, the reads and
-//     greps between them included, is one piece of work a coordinator
-//     hands to a subagent: one delegation in its place, after one denied
-//     call the first time (a model that met the rule delegates from then
-//     on). A delegation is priced at the session's own general-purpose
-//     delegations (call and hand-back), or without any at
-//     DefaultDelegation; research agents' reports price nothing. The
-//     subagent's requests start at a subagent's first request (the
-//     session's own subagents', measured, or SubagentShare of the main
-//     thread's) and grow as the piece's turns did.
-//   - layer two: index-guard's block at the start and after each
-//     compaction, unless the session shows it already.
-//   - layer three: results spill-guard would spill show pointers and
-//     heads (spillguard.Estimate).
-//   - layer four: a resume through prune-session at the end.
-//
-// Compactions are recomputed: one happens where the estimated context
-// reaches the threshold, and falls to what the session's own compactions
-// fell to (without any, its first context). A compaction the user asked
-// for (/compact) happens with flower too. Contexts are tokens from the
-// transcript's usage, whole requests (system prompt and tools included);
-// characters are message text and become tokens at CharsPerToken.
+// The estimate, turn by turn, follows the rules of docs/REFERENCE.md ("What
+// if"): each request's context is the one before plus what the turn before
+// added, less what the layers keep out and plus what they add, with the
+// compactions recomputed.
 
-// WhatIf is the estimate; its JSON form is what_if.
+// WhatIf is the estimate; its JSON form is what_if, each figure as
+// docs/REFERENCE.md ("What if") defines it.
 type WhatIf struct {
 	Assumed struct {
 		Window           int64   `json:"window"`
-		WindowFrom       string  `json:"window_from"` // "given", "the model …", "a context of …", "no model recorded"
+		WindowFrom       string  `json:"window_from"`
 		CompactThreshold int64   `json:"compact_threshold"`
 		CharsPerToken    float64 `json:"chars_per_token"`
-		// Delegation is what one delegation costs the main thread, and
-		// From where that comes from: "session" (the mean of its own
-		// general-purpose delegations), "assumed" or "given".
-		Delegation int64  `json:"delegation"`
-		From       string `json:"from"`
-		// SubagentBase is a subagent's first request without its brief,
-		// in tokens, and SubagentFrom "session" (the median of its own
-		// subagents') or "main" (SubagentShare of the main thread's
-		// smallest context, without the first prompt).
-		SubagentBase int64  `json:"subagent_base"`
-		SubagentFrom string `json:"subagent_from"`
+		Delegation       int64   `json:"delegation"`
+		From             string  `json:"from"` // of the delegation: "session", "assumed" or "given"
+		SubagentBase     int64   `json:"subagent_base"`
+		SubagentFrom     string  `json:"subagent_from"` // "session" or "main"
 	} `json:"assumed"`
 	LayerOne struct {
 		Delegations     int64 `json:"delegations"` // pieces of work delegated
@@ -72,9 +42,7 @@ type WhatIf struct {
 		RulesChars      int64 `json:"rules_chars"` // the coordinator's rules, at the start and after each compaction
 	} `json:"layer_one"`
 	LayerTwo struct {
-		// Shown is true when the session had index-guard's block
-		// already: then there is none to add.
-		Shown  bool  `json:"shown"`
+		Shown  bool  `json:"shown"`  // the session had index-guard's block: none to add
 		Blocks int64 `json:"blocks"` // the block added: at the start and after each compaction
 		Chars  int64 `json:"chars"`
 	} `json:"layer_two"`
@@ -96,19 +64,14 @@ type WhatIf struct {
 
 // WhatIfSide is the session one way: as recorded, or as estimated.
 type WhatIfSide struct {
-	Chars int64 `json:"chars"` // characters of the main thread's messages
-	Turns int64 `json:"turns"` // the main thread's requests
-	// ContextLast is the main thread's context at its last request, in
-	// tokens, and GrowthPerTurn its growth since the last compaction;
-	// null without usage.
+	Chars         int64    `json:"chars"` // characters of the main thread's messages
+	Turns         int64    `json:"turns"` // the main thread's requests
 	ContextLast   *int64   `json:"context_last"`
-	GrowthPerTurn *float64 `json:"growth_per_turn"`
+	GrowthPerTurn *float64 `json:"growth_per_turn"` // since the last compaction
 	Compactions   int64    `json:"compactions"`
-	// TurnsLeft is how many more turns reach the compaction threshold at
-	// that growth; null when the context does not grow.
-	TurnsLeft *int64 `json:"turns_left"`
-	Sent      int64  `json:"sent"` // tokens of all the main thread's requests
-	Subagents struct {
+	TurnsLeft     *int64   `json:"turns_left"`
+	Sent          int64    `json:"sent"` // tokens of all the main thread's requests
+	Subagents     struct {
 		Requests int64 `json:"requests"`
 		Sent     int64 `json:"sent"` // tokens of all their requests
 	} `json:"subagents"`
@@ -390,41 +353,6 @@ func growthOf(pts []point) *float64 {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// addWhatIf adds a session's estimate to the totals: the characters,
-// requests and tokens each way and what each layer did; contexts do not
-// add up.
-func (t *totals) addWhatIf(w *WhatIf) {
-	if t.r.WhatIf == nil {
-		t.r.WhatIf = &WhatIf{}
-		t.r.WhatIf.Assumed.CharsPerToken = w.Assumed.CharsPerToken
-	}
-	s := t.r.WhatIf
-	s.LayerOne.Delegations += w.LayerOne.Delegations
-	s.LayerOne.Turns += w.LayerOne.Turns
-	s.LayerOne.Chars += w.LayerOne.Chars
-	s.LayerOne.Denials += w.LayerOne.Denials
-	s.LayerOne.DenialChars += w.LayerOne.DenialChars
-	s.LayerOne.DelegationChars += w.LayerOne.DelegationChars
-	s.LayerTwo.Blocks += w.LayerTwo.Blocks
-	s.LayerTwo.Chars += w.LayerTwo.Chars
-	s.LayerThree.Results += w.LayerThree.Results
-	s.LayerThree.Chars += w.LayerThree.Chars
-	s.LayerThree.After += w.LayerThree.After
-	s.LayerFour.Expired += w.LayerFour.Expired
-	s.LayerFour.Removed += w.LayerFour.Removed
-	s.LayerFour.Dropped += w.LayerFour.Dropped
-	s.LayerFour.Replaced += w.LayerFour.Replaced
-	s.LayerFour.Chars += w.LayerFour.Chars
-	for _, p := range []struct{ to, from *WhatIfSide }{{&s.Observed, &w.Observed}, {&s.Estimated, &w.Estimated}} {
-		p.to.Chars += p.from.Chars
-		p.to.Turns += p.from.Turns
-		p.to.Compactions += p.from.Compactions
-		p.to.Sent += p.from.Sent
-		p.to.Subagents.Requests += p.from.Subagents.Requests
-		p.to.Subagents.Sent += p.from.Subagents.Sent
-	}
 }
 
 // writeWhatIf prints the estimate under a session's table.
