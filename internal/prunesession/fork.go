@@ -17,8 +17,7 @@ import (
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
-// newSessionID is a random (version 4) UUID, the form Claude Code gives
-// session ids.
+// newSessionID is a random (version 4) UUID, as Claude Code's session ids.
 func newSessionID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -34,15 +33,12 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // ownerOnly is the mode of a copied folder while it is filled.
 const ownerOnly fs.FileMode = 0o700
 
-// copySessionDir copies the session folder src (subagent transcripts and
-// whatever else Claude Code keeps there) to dst, giving every .jsonl file,
-// which must parse as the main transcript does, the fork's session id, and
-// puts in it a transcript.ForkMarker naming oldID (in place of the marker
-// of src, when src is a fork itself). The subagent transcripts beside go to
-// its subagents/ folder. The copy is built in a temporary folder beside dst
-// and renamed into place, so dst appears whole or not at all. With dst ""
-// nothing is written: the files are only checked (a dry run). A missing src
-// gives a dst holding the marker alone.
+// copySessionDir copies the session folder src to dst, with the
+// transcripts beside it in subagents/, giving every .jsonl file (checked as
+// the main transcript is) the fork's session id, and a transcript.ForkMarker
+// naming oldID in place of src's. It is built in a temporary folder and
+// renamed, so dst appears whole or not at all. With dst "" nothing is
+// written (a dry run).
 func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID, newID string, sync bool) error {
 	dry, tmp := dst == "", ""
 	if !dry {
@@ -57,12 +53,9 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 	copyOne := func(from, to string, isTranscript bool) error {
 		return copyFile(ctx, from, to, dry, sync, isTranscript, oldID, newID)
 	}
-	// Each copied folder gets its source folder's permission bits: the
-	// fork is as private (or as shared) as the session it came from. They
-	// are set once the folders are filled, deepest first, so that a source
-	// folder without write permission can still be copied; until then a
-	// folder is the owner's alone. Files are written 0o600, as transcripts
-	// are private.
+	// Each copied folder gets its source's permission bits once filled,
+	// deepest first (a folder without write permission can be copied);
+	// until then it is the owner's alone.
 	type folder struct {
 		path string
 		perm fs.FileMode
@@ -137,8 +130,8 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 	return err
 }
 
-// copyFile copies one file of the session folder; a transcript is checked
-// line by line and gets the new session id. On a dry run it is only read.
+// copyFile copies one file of the session folder, a transcript through
+// copyTranscript; a dry run only reads it.
 func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
 	in, closeIn, err := openInterruptible(ctx, src)
 	if err != nil {
@@ -173,9 +166,8 @@ func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool
 	return err
 }
 
-// copyTranscript copies a subagent transcript line by line, checking that
-// each parses and giving it the fork's session id. It ends in a newline
-// when the original does.
+// copyTranscript copies a subagent transcript, checking that each line
+// parses and giving it the fork's session id.
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	var read tally
