@@ -50,9 +50,6 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			return err
 		}
 	}
-	copyOne := func(from, to string, isTranscript bool) error {
-		return copyFile(ctx, from, to, dry, sync, isTranscript, oldID, newID)
-	}
 	// Each copied folder gets its source's permission bits once filled,
 	// deepest first (a folder without write permission can be copied);
 	// until then it is the owner's alone.
@@ -86,7 +83,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 		case rel == transcript.ForkMarker:
 			return nil // the origin of src, not of this fork
 		}
-		return copyOne(path, to, strings.HasSuffix(path, ".jsonl"))
+		return copyFile(ctx, path, to, dry, sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
 	})
 	if len(folders) == 0 && !dry {
 		folders = append(folders, folder{tmp, ownerOnly}) // no session folder
@@ -102,7 +99,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			}
 			folders = append(folders, folder{filepath.Dir(to), ownerOnly})
 		}
-		err = copyOne(sub, to, true)
+		err = copyFile(ctx, sub, to, dry, sync, true, oldID, newID)
 	}
 	if dry {
 		return err
@@ -138,26 +135,24 @@ func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool
 		return err
 	}
 	defer closeIn()
-	copyTo := func(w io.Writer) error {
-		if !isTranscript {
-			_, err := io.Copy(w, in)
+	var f *os.File
+	w := io.Discard
+	if !dry {
+		if f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
 			return err
 		}
-		if err := copyTranscript(in, w, oldID, newID); err != nil {
-			return fmt.Errorf("%s: %w", src, err)
-		}
-		return nil
+		defer f.Close()
+		w = f
 	}
-	if dry {
-		return copyTo(io.Discard)
+	if !isTranscript {
+		_, err = io.Copy(w, in)
+	} else if err = copyTranscript(in, w, oldID, newID); err != nil {
+		err = fmt.Errorf("%s: %w", src, err)
 	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	if err != nil || dry {
 		return err
 	}
-	defer f.Close()
-	err = copyTo(f)
-	if err == nil && sync {
+	if sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

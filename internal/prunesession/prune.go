@@ -95,14 +95,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// A signal stops the run at its next read (leftovers.go).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	rep, err := prune(ctx, src, *newID, o, *dry)
+	resume, err := prune(ctx, src, *newID, o, *dry, stderr)
 	if err != nil {
 		return c.Fail(err)
 	}
 	if !*dry {
-		fmt.Fprintln(stdout, rep.resume)
+		fmt.Fprintln(stdout, resume)
 	}
-	rep.write(stderr)
 	return hook.ExitOK
 }
 
@@ -122,10 +121,10 @@ func workbenchOf(cfg *config.Config, origin string) string {
 }
 
 // prune does the work of Main once the flags are read, on the transcript
-// at src.
-func prune(ctx context.Context, src, newID string, o options, dry bool) (*report, error) {
+// at src: it reports on stderr and returns the id of the session to resume.
+func prune(ctx context.Context, src, newID string, o options, dry bool, stderr io.Writer) (string, error) {
 	if transcript.IsSubagentFile(src) {
-		return nil, fmt.Errorf("%s: %w (nothing written)", src, errSubagent)
+		return "", fmt.Errorf("%s: %w (nothing written)", src, errSubagent)
 	}
 	r, closeSrc, err := openInterruptible(ctx, src)
 	var p *plan
@@ -134,20 +133,20 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		closeSrc()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
+		return "", fmt.Errorf("%s: %w (nothing written)", src, err)
 	}
 	oldID := transcript.SessionID(src)
 	dst := filepath.Join(filepath.Dir(src), newID+".jsonl")
 	dstDir := transcript.SessionDir(dst)
 	if _, err := os.Lstat(dst); err == nil {
-		return nil, fmt.Errorf("%s already exists", dst)
+		return "", fmt.Errorf("%s already exists", dst)
 	}
 	// Subagent transcripts beside the session's (CLI 2.0) go into the
 	// fork's subagents/ folder (2.1).
 	var beside []string
 	subs, err := transcript.Subagents(src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: subagents: %w (nothing written)", src, err)
+		return "", fmt.Errorf("%s: subagents: %w (nothing written)", src, err)
 	}
 	for _, sub := range subs {
 		if filepath.Dir(sub) == filepath.Dir(src) {
@@ -172,18 +171,19 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		// would copy.
 		if dry {
 			if err := copySessionDir(ctx, transcript.SessionDir(src), "", beside, oldID, newID, false); err != nil {
-				return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+				return "", fmt.Errorf("session folder: %w (nothing written)", err)
 			}
 		}
 		if err := run(io.Discard); err != nil {
-			return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
+			return "", fmt.Errorf("%s: %w (nothing written)", src, err)
 		}
-		return newReport(src, "", oldID, p, rw, dry), nil
+		report(stderr, src, "", p, rw, dry)
+		return oldID, nil
 	}
 	removeStale(filepath.Dir(dst), time.Now())
 	// The folder first: when the transcript appears, all it refers to is there.
 	if err := copySessionDir(ctx, transcript.SessionDir(src), dstDir, beside, oldID, newID, o.sync); err != nil {
-		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+		return "", fmt.Errorf("session folder: %w (nothing written)", err)
 	}
 	err = atomicfile.WriteNew(dst, 0o600, o.sync, run)
 	if err == nil && o.sync {
@@ -199,13 +199,14 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		removeTree(dstDir)
 		rw.removeSpilled()
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%s already exists", dst)
+			return "", fmt.Errorf("%s already exists", dst)
 		}
-		return nil, fmt.Errorf("writing %s: %w (nothing written)", dst, err)
+		return "", fmt.Errorf("writing %s: %w (nothing written)", dst, err)
 	}
 	// The fork is whole: its spill files are its own now.
 	os.Remove(rw.list)
-	return newReport(src, dst, newID, p, rw, false), nil
+	report(stderr, src, dst, p, rw, false)
+	return newID, nil
 }
 
 // syncDir fsyncs the folder dir, so its entries reach the disk.
