@@ -57,12 +57,12 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 			return err
 		}
 		n := int32(rd.Line())
-		var mine []edit
-		for ; len(edits) > 0 && edits[0].line <= n; edits = edits[1:] {
-			if edits[0].line == n {
-				mine = append(mine, edits[0])
-			}
+		i := 0
+		for i < len(edits) && edits[i].line == n {
+			i++ // edits are sorted by line, and every line is read
 		}
+		mine := edits[:i]
+		edits = edits[i:]
 		for len(far) > 0 && far[0] < n {
 			far = far[1:]
 		}
