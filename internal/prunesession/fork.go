@@ -17,8 +17,7 @@ import (
 	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
-// newSessionID is a random (version 4) UUID, the form Claude Code gives
-// session ids.
+// newSessionID is a random (version 4) UUID, as Claude Code's session ids.
 func newSessionID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -34,15 +33,12 @@ var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 // ownerOnly is the mode of a copied folder while it is filled.
 const ownerOnly fs.FileMode = 0o700
 
-// copySessionDir copies the session folder src (subagent transcripts and
-// whatever else Claude Code keeps there) to dst, giving every .jsonl file,
-// which must parse as the main transcript does, the fork's session id, and
-// puts in it a transcript.ForkMarker naming oldID (in place of the marker
-// of src, when src is a fork itself). The subagent transcripts beside go to
-// its subagents/ folder. The copy is built in a temporary folder beside dst
-// and renamed into place, so dst appears whole or not at all. With dst ""
-// nothing is written: the files are only checked (a dry run). A missing src
-// gives a dst holding the marker alone.
+// copySessionDir copies the session folder src to dst, with the
+// transcripts beside it in subagents/, giving every .jsonl file (checked as
+// the main transcript is) the fork's session id, and a transcript.ForkMarker
+// naming oldID in place of src's. It is built in a temporary folder and
+// renamed, so dst appears whole or not at all. With dst "" nothing is
+// written (a dry run).
 func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID, newID string, sync bool) error {
 	dry, tmp := dst == "", ""
 	if !dry {
@@ -54,15 +50,9 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			return err
 		}
 	}
-	copyOne := func(from, to string, isTranscript bool) error {
-		return copyFile(ctx, from, to, dry, sync, isTranscript, oldID, newID)
-	}
-	// Each copied folder gets its source folder's permission bits: the
-	// fork is as private (or as shared) as the session it came from. They
-	// are set once the folders are filled, deepest first, so that a source
-	// folder without write permission can still be copied; until then a
-	// folder is the owner's alone. Files are written 0o600, as transcripts
-	// are private.
+	// Each copied folder gets its source's permission bits once filled,
+	// deepest first (a folder without write permission can be copied);
+	// until then it is the owner's alone.
 	type folder struct {
 		path string
 		perm fs.FileMode
@@ -93,7 +83,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 		case rel == transcript.ForkMarker:
 			return nil // the origin of src, not of this fork
 		}
-		return copyOne(path, to, strings.HasSuffix(path, ".jsonl"))
+		return copyFile(ctx, path, to, dry, sync, strings.HasSuffix(path, ".jsonl"), oldID, newID)
 	})
 	if len(folders) == 0 && !dry {
 		folders = append(folders, folder{tmp, ownerOnly}) // no session folder
@@ -109,7 +99,7 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 			}
 			folders = append(folders, folder{filepath.Dir(to), ownerOnly})
 		}
-		err = copyOne(sub, to, true)
+		err = copyFile(ctx, sub, to, dry, sync, true, oldID, newID)
 	}
 	if dry {
 		return err
@@ -137,34 +127,32 @@ func copySessionDir(ctx context.Context, src, dst string, beside []string, oldID
 	return err
 }
 
-// copyFile copies one file of the session folder; a transcript is checked
-// line by line and gets the new session id. On a dry run it is only read.
+// copyFile copies one file of the session folder, a transcript through
+// copyTranscript; a dry run only reads it.
 func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool, oldID, newID string) error {
 	in, closeIn, err := openInterruptible(ctx, src)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	copyTo := func(w io.Writer) error {
-		if !isTranscript {
-			_, err := io.Copy(w, in)
+	var f *os.File
+	w := io.Discard
+	if !dry {
+		if f, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
 			return err
 		}
-		if err := copyTranscript(in, w, oldID, newID); err != nil {
-			return fmt.Errorf("%s: %w", src, err)
-		}
-		return nil
+		defer f.Close()
+		w = f
 	}
-	if dry {
-		return copyTo(io.Discard)
+	if !isTranscript {
+		_, err = io.Copy(w, in)
+	} else if err = copyTranscript(in, w, oldID, newID); err != nil {
+		err = fmt.Errorf("%s: %w", src, err)
 	}
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	if err != nil || dry {
 		return err
 	}
-	defer f.Close()
-	err = copyTo(f)
-	if err == nil && sync {
+	if sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -173,9 +161,8 @@ func copyFile(ctx context.Context, src, dst string, dry, sync, isTranscript bool
 	return err
 }
 
-// copyTranscript copies a subagent transcript line by line, checking that
-// each parses and giving it the fork's session id. It ends in a newline
-// when the original does.
+// copyTranscript copies a subagent transcript, checking that each line
+// parses and giving it the fork's session id.
 func copyTranscript(in io.Reader, out io.Writer, oldID, newID string) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	var read tally

@@ -19,29 +19,21 @@ import (
 )
 
 // What a killed run leaves, and how the next run clears it. A run writes,
-// in this order: a temporary folder .<new-id>.tmp-*, renamed to <new-id>/
-// once it holds the copied session folder and the fork marker; with --trim,
-// the spill folder's name in <new-id>/flower-fork-spills (spillList), then
-// spill files named after the fork (spillHint); a temporary file
-// .<new-id>.jsonl.tmp-*, linked to <new-id>.jsonl once whole; then it
-// removes the list.
+// in order: .<new-id>.tmp-*, renamed to <new-id>/ once it holds the session
+// folder's copy; with --trim, the spill folder's name in the spillList in
+// it, then spill files (spillHint); .<new-id>.jsonl.tmp-*, linked to
+// <new-id>.jsonl once whole; then it removes the list.
 const spillList = "flower-fork-spills"
 
 // staleAfter is how long a leftover must have gone unmodified before a run
-// removes it. No live run leaves a file that long: a run writes its
-// temporary files as it goes and takes seconds (a minute at most for a
-// transcript of a gigabyte), so anything older belongs to a run that is
-// gone. A clock is all it takes: no lock, no process id, nothing that
-// breaks on another machine sharing the folder.
+// removes it: a run takes seconds, a minute for a gigabyte. A clock needs
+// no lock or process id, and works across machines sharing the folder.
 const staleAfter = time.Hour
 
-// errInterrupted is what a read returns once a signal has asked the run to
-// stop.
 var errInterrupted = errors.New("interrupted by a signal")
 
-// interruptible is r, reading nothing more once ctx is done: every read of
-// a run goes through one, so a signal stops the run at its next read and
-// its usual error path removes what it wrote.
+// interruptible is r, reading nothing more once ctx is done: a signal stops
+// the run at its next read, and its error path removes what it wrote.
 type interruptible struct {
 	ctx context.Context
 	r   io.Reader
@@ -54,8 +46,7 @@ func (i interruptible) Read(b []byte) (int, error) {
 	return i.r.Read(b)
 }
 
-// openInterruptible opens path, a regular file (transcript.Open), for a
-// read that ctx can stop.
+// openInterruptible opens path (transcript.Open) for a read ctx can stop.
 func openInterruptible(ctx context.Context, path string) (io.Reader, func() error, error) {
 	f, err := transcript.Open(path)
 	if err != nil {
@@ -68,15 +59,13 @@ func openInterruptible(ctx context.Context, path string) (io.Reader, func() erro
 // .<id>.jsonl.tmp-* (package atomicfile's) and .<id>.tmp-* (copySessionDir's).
 var leftover = regexp.MustCompile(`^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.jsonl)?\.tmp-`)
 
-// spillName matches the files --trim writes (prune-<fork id's first
-// eight>-<tool_use id>.txt, -2, -3 … when taken) and their temporary files.
+// spillName matches the files --trim writes and their temporary files.
 var spillName = regexp.MustCompile(`^\.?prune-[A-Za-z0-9_-]+\.txt(\.tmp-.*)?$`)
 
-// removeStale removes the leftovers of killed runs from the project folder:
-// a temporary file or folder of a fork, a fork folder without its
-// transcript (with its spill files in the folders its list names), or a
-// list whose fork is whole. It is best effort: what it cannot remove stays
-// for the next run.
+// removeStale removes, best effort, the stale leftovers of killed runs
+// from the project folder: a fork's temporary files, a fork folder without
+// its transcript (and the spill files its list names), or a list whose fork
+// is whole.
 func removeStale(project string, now time.Time) {
 	entries, err := os.ReadDir(project)
 	if err != nil {
@@ -114,10 +103,9 @@ func removeStale(project string, now time.Time) {
 	}
 }
 
-// removeListed removes, in each folder the fork's list names, the spill
-// files named after the fork (spillHint) and the temporary files no running
-// writer owns, through a handle on the folder. The list is read as data:
-// only regular files named as --trim names this fork's are removed.
+// removeListed removes, in each folder the fork's list names, the fork's
+// spill files and the temporary files no running writer owns. The list is
+// data: only regular files named as this fork's are removed.
 func removeListed(list, forkID string) {
 	f, err := transcript.Open(list)
 	if err != nil {
@@ -146,8 +134,7 @@ func removeListed(list, forkID string) {
 	}
 }
 
-// removeTree removes path and everything under it, folders without write
-// permission included (a fork's folders keep their source's modes).
+// removeTree removes path and everything under it, read-only folders too.
 func removeTree(path string) {
 	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {

@@ -23,32 +23,25 @@ type options struct {
 	spillDir                string // "" for spill/ of the workbench
 	workbench               string // the session's workbench; "" when unknown
 	sync                    bool
-	// glances is the glance table that delegate-guard used in the
-	// session's project: the built-in one and the configuration's entries.
-	glances *ephemeral.Glances
+	glances                 *ephemeral.Glances // delegate-guard's, in the session's project
 }
 
 // plan is pass one: it reads the transcript once, checking every line, and
-// decides every change, for pass two (rewrite.go) and the report. It keeps
-// nothing for most lines, so that its memory stays well below the
-// transcript's: a call until its result is read, and a result only when a
-// rule may act on it. Line numbers and counts are int32: a session can
-// hold hundreds of thousands of glance results, each kept until the end.
+// decides every change for pass two (rewrite.go) and the report. It keeps a
+// call until its result is read and a result only when a rule may act on
+// it, so its memory stays well below the transcript's (int32: a session can
+// hold hundreds of thousands of glance results).
 type plan struct {
-	o     options
-	lines int
-	// size and sum are the bytes read and their checksum: pass two reads as
-	// many and checks that they are the same. newline says whether the
-	// transcript ends in one: the fork ends as it does.
-	size    int64
-	sum     uint32
-	newline bool
-	// far are the lines that set logicalParentUuid or leafUuid, the only
-	// ones relinked beyond parentUuid: looking for them in every line made
-	// a 17 MB transcript of small lines take 80 ms more.
+	o       options
+	lines   int
+	size    int64  // bytes read: pass two reads as many
+	sum     uint32 // and checks they are the same
+	newline bool   // the transcript ends in one: the fork does too
+	// far are the lines that set logicalParentUuid or leafUuid: looking for
+	// them in every line made a 17 MB transcript take 80 ms more.
 	far []int32
-	// main and side count the conversation entries of the main thread and
-	// of subagents: a transcript of subagent entries alone is not a session.
+	// main and side count conversation entries: subagent ones alone are
+	// no session.
 	main, side  int
 	compactions int
 	turnsBefore int                   // turns before the last compaction
@@ -59,28 +52,24 @@ type plan struct {
 	segment
 }
 
-// segment is what the plan holds of the part after the last compaction,
-// the only part a resume loads and the rules act on: a compaction drops
-// it, and what was decided before is copied as it is.
+// segment is what the plan holds after the last compaction, the only part
+// a resume loads: what comes before is copied as it is.
 type segment struct {
-	open    map[string]*call  // calls whose result is still to come, by id
-	denied  map[string]*call  // denied calls not removed yet, by id
-	gone    map[string]bool   // the ids of the calls removed
-	queue   []denial          // denials not removed yet, oldest first
-	results []result          // the results a rule may act on
-	apiErrs []piece           // API-error entries, dropped at the end
-	edits   []edit            // the changes, sorted by line once decided
-	dropped map[string]string // uuid of a dropped entry -> its parentUuid
-	// removedBlocks counts, per line, the blocks removed so far.
-	removedBlocks map[int32]int32
+	open          map[string]*call  // calls whose result is still to come, by id
+	denied        map[string]*call  // denied calls not removed yet, by id
+	gone          map[string]bool   // the ids of the calls removed
+	queue         []denial          // denials not removed yet, oldest first
+	results       []result          // the results a rule may act on
+	apiErrs       []piece           // API-error entries, dropped at the end
+	edits         []edit            // the changes, sorted by line once decided
+	dropped       map[string]string // uuid of a dropped entry -> its parentUuid
+	removedBlocks map[int32]int32   // per line, the blocks removed so far
 
-	// turns counts the responses: Claude Code writes the entries of one
-	// one after another, so a new message id starts a turn.
+	// turns counts responses: a new message id starts one.
 	turns   int
 	lastMsg string
-	// charsBefore counts the body characters a resume sends: user and
-	// assistant entries but API errors. charsGone is those of the blocks
-	// and entries removed.
+	// charsBefore counts the body characters a resume sends (user and
+	// assistant entries but API errors); charsGone those removed.
 	charsBefore, charsGone int64
 
 	removed, deniedSeen, apiErrors  int
@@ -93,43 +82,38 @@ func newSegment() segment {
 		dropped: map[string]string{}, removedBlocks: map[int32]int32{}}
 }
 
-// piece is an entry, or a block of one, that a rule may remove: a call's
-// tool_use, its tool_result, an entry tied to the call (blocks 0), an
-// API-error entry.
+// piece is an entry, or a block of one, that a rule may remove (blocks 0:
+// an entry tied to a call).
 type piece struct {
 	line, block, blocks, chars int32
 	uuid, parent               string
 }
 
-// call is a tool_use whose result is still to come, or whose result was a
-// denial not removed yet.
+// call is a tool_use whose result is still to come, or was a denial not
+// removed yet.
 type call struct {
 	piece
 	turn int32  // the turn it was made in
 	note string // a glance's command as its expiry note quotes it, else ""
 	refs []piece
-	// ambiguous is set when its id does not tie it to one result: another
-	// call open under the same id, or a second result. Removing it could
-	// leave a half pair, so it stays.
+	// ambiguous: its id does not tie it to one result, so removing it could
+	// leave a half pair.
 	ambiguous bool
 }
 
-// result is a tool_result a rule may act on: a denied or interrupted one,
-// a glance's, or with --trim a large one.
+// result is a tool_result a rule may act on: denied, interrupted, a
+// glance's, or with --trim a large one.
 type result struct {
 	line, block, chars, turn int32
 	note                     string // its call's note
 	id                       string // of a large one: its spill file's name
-	// denied and interrupted are what toolDenialKind says of an entry's
-	// only result.
-	denied, interrupted bool
-	single              bool // the entry's only tool_result: toolUseResult is its own
-	textOnly            bool // content is a string or text blocks only
-	handled             bool // a rule has acted on it
+	denied, interrupted      bool   // toolDenialKind, of an entry's only result
+	single                   bool   // the entry's only tool_result: toolUseResult is its own
+	textOnly                 bool   // content is a string or text blocks only
+	handled                  bool   // a rule has acted on it
 }
 
-// denial is a denied call whose removal waits until keepDenials newer
-// ones are read.
+// denial waits until keepDenials newer ones are read.
 type denial struct {
 	id     string
 	call   *call // nil when its tool_use was not read before the result
@@ -157,19 +141,11 @@ const (
 	trimBody
 )
 
-// Tool denial kinds, as Claude Code writes them in toolDenialKind:
-// permission-rule for a call a hook or a settings rule denied (stable where
-// the denial's wording is not); interrupted and cancelled for a result
-// never produced (the user interrupted the call, or a sibling's failure
-// cancelled it).
-func isDenial(kind string) bool       { return kind == "permission-rule" }
-func isInterruption(kind string) bool { return kind == "interrupted" || kind == "cancelled" }
-
 // errSubagent refuses a subagent's transcript given as the session: it is
 // no conversation a resume could continue.
 var errSubagent = errors.New("a subagent's transcript, not a session's: prune the session it belongs to")
 
-// checksum is the table of plan.sum: CRC-32C, which the CPU computes.
+// checksum is CRC-32C, which the CPU computes.
 var checksum = crc32.MakeTable(crc32.Castagnoli)
 
 // tally counts and checksums the bytes a pass reads, and keeps the last.
@@ -212,7 +188,6 @@ func readPlan(r io.Reader, o options) (*plan, error) {
 	return p, nil
 }
 
-// entry reads one line.
 func (p *plan) entry(n int, e *transcript.Entry, err error) error {
 	if err != nil {
 		return err
@@ -244,8 +219,8 @@ func (p *plan) entry(n int, e *transcript.Entry, err error) error {
 	return nil
 }
 
-// compaction starts the plan again: a resume loads only what follows the
-// last compaction, and what it kept from before.
+// compaction starts the plan again: a resume loads only what follows it,
+// and what it kept from before.
 func (p *plan) compaction(line int32, e *transcript.Entry) {
 	p.turnsBefore += p.turns
 	p.segment = newSegment()
@@ -253,9 +228,8 @@ func (p *plan) compaction(line int32, e *transcript.Entry) {
 	p.compactions++
 }
 
-// toolRef reads an entry without a message: one tied to a call (hook
-// progress and attachments, by toolUseID or parentToolUseID) goes when its
-// call goes.
+// toolRef reads an entry without a message: one tied to a call (by
+// toolUseID or parentToolUseID) goes when its call goes.
 func (p *plan) toolRef(line int32, e *transcript.Entry) {
 	if e.UUID == "" {
 		return
@@ -278,16 +252,13 @@ func (p *plan) toolRef(line int32, e *transcript.Entry) {
 	}
 }
 
-// apiError reads one of Claude Code's API-error entries that hold text
-// alone: a resume does not send them (checked with 2.1.328), so they count
-// for nothing, and they are dropped. One that holds a call or a result is
-// a message like any other, or its pair would break.
+// apiError reads an API-error entry of text alone: a resume does not send
+// it (2.1.328), so it is dropped. One holding a call or a result stays, or
+// its pair would break.
 func (p *plan) apiError(line int32, e *transcript.Entry) {
 	p.apiErrs = append(p.apiErrs, piece{line: line, uuid: strings.Clone(e.UUID), parent: strings.Clone(e.ParentUUID)})
 }
 
-// message reads an entry with a message: its characters, its turn, and its
-// calls and results.
 func (p *plan) message(line int32, e *transcript.Entry) {
 	if e.Type == "user" || e.Type == "assistant" {
 		p.charsBefore += int64(e.Chars())
@@ -341,7 +312,7 @@ func (p *plan) toolResult(line int32, e *transcript.Entry, b transcript.Block, s
 	delete(p.open, id)
 	r := result{line: line, block: int32(b.Index), chars: int32(b.Chars), single: single, textOnly: textOnly(b)}
 	if single {
-		r.denied, r.interrupted = isDenial(e.ToolDenialKind), isInterruption(e.ToolDenialKind)
+		r.denied, r.interrupted = Removed(e.ToolDenialKind), Interrupted(e.ToolDenialKind)
 	}
 	if c != nil {
 		r.note, r.turn = c.note, c.turn
@@ -358,10 +329,8 @@ func (p *plan) toolResult(line int32, e *transcript.Entry, b transcript.Block, s
 	}
 }
 
-// deny applies rule 2 as the transcript is read: every denied call but the
-// most recent keepDenials goes, call and result together, so the oldest
-// denial goes as soon as keepDenials newer ones are read, and what removing
-// it needed is freed.
+// deny applies rule 2 as the transcript is read: the oldest denied call
+// goes, with its result, as soon as keepDenials newer ones are read.
 func (p *plan) deny(d denial) {
 	p.deniedSeen++
 	if d.call != nil {
@@ -387,9 +356,8 @@ func (p *plan) deny(d denial) {
 }
 
 // decide applies the rules that replace a result's body, in order of
-// precedence (rule 2 went as the transcript was read): an interrupted
-// result gets the interruption note, a glance result expires, and only what
-// is left may be trimmed. Then the API-error entries go.
+// precedence: interrupted, expired glance, then trimmed. Then the API-error
+// entries go.
 func (p *plan) decide() {
 	p.interrupted, _ = p.replace(0, noteInterrupted, func(r *result) bool { return r.interrupted })
 	p.expired, p.glancesSeen = p.replace(p.o.keepRecent, noteExpired, func(r *result) bool { return r.note != "" })
@@ -409,9 +377,8 @@ func (p *plan) large(r *result) bool {
 	return p.o.trim && r.textOnly && int(r.chars) >= p.o.trimMin
 }
 
-// replace gives every result a rule takes and no rule before it has acted
-// on, but the most recent keep, the body kind says. It returns how many it
-// replaced of how many the rule took.
+// replace gives the body kind says to every result takes takes that no rule
+// has handled, but the most recent keep; it returns replaced of took.
 func (p *plan) replace(keep int, kind editKind, takes func(*result) bool) (replaced, took int) {
 	var rs []*result
 	for i := range p.results {
@@ -450,13 +417,11 @@ func (p *plan) remove(pc piece) {
 	}
 }
 
-// changes reports whether the plan changes anything.
 func (p *plan) changes() bool { return len(p.edits) > 0 }
 
-// resolve maps a uuid to itself, or, if its entry was dropped, to the
-// nearest ancestor that stays ("" for none: the child becomes a root, as
-// for a cycle among dropped entries). Answers are kept, so that a chain is
-// walked once however many entries name it.
+// resolve maps a uuid to itself or, if its entry was dropped, to the
+// nearest ancestor that stays ("" for none, or a cycle). Answers are kept,
+// so a chain is walked once.
 func (p *plan) resolve(uuid string) string {
 	if p.resolved == nil {
 		p.resolved = map[string]string{}
@@ -481,8 +446,8 @@ func (p *plan) resolve(uuid string) string {
 	return uuid
 }
 
-// textOnly reports whether a tool_result's content is a string or text
-// blocks only: what --trim can move to a file.
+// textOnly reports whether a tool_result's content is what --trim can move
+// to a file: a string or text blocks only.
 func textOnly(b transcript.Block) bool {
 	if strings.HasPrefix(b.ContentRaw(), `"`) {
 		return true

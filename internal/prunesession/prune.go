@@ -20,19 +20,13 @@ import (
 
 const name = "prune-session"
 
-// Defaults, from the design (context-economics, "Layer four: trim and
-// prune").
+// Defaults, from the design. The latest glances are what the model works
+// from; the latest denial stops it retrying the blocked command.
 const (
-	// DefaultKeepRecent glance results stay verbatim: the latest ones are
-	// what the model is working from.
-	DefaultKeepRecent = 6
-	// DefaultKeepDenials is 1, not 0: the latest denial stops the model from
-	// retrying the same blocked command.
+	DefaultKeepRecent  = 6
 	DefaultKeepDenials = 1
-	// DefaultTrimMin and DefaultTrimKeep are the trim policy's min_chars and
-	// keep_recent.
-	DefaultTrimMin  = 2000
-	DefaultTrimKeep = 20
+	DefaultTrimMin     = 2000
+	DefaultTrimKeep    = 20
 )
 
 const usage = `Usage: prune-session [flags] SESSION
@@ -90,36 +84,29 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return c.Fail(err)
 	}
-	// The configuration of the session's project (its values are in range,
-	// as the flags given were checked above): the glance table that
-	// delegate-guard used there, the keys of flags not given, and the
-	// workbench --trim spills into. The project is the folder the session
-	// started in, when the transcript's place confirms it; else the user
-	// file alone counts and --trim needs --spill-dir.
+	// The configuration of the folder the session started in, when the
+	// transcript's place confirms it: the glance table, the keys of flags
+	// not given, and the workbench --trim spills into.
 	origin := transcript.Origin(src)
 	cfg := config.ForCommand(c, origin)
 	o.glances, err = ephemeral.NewGlances(cfg.Extras())
 	config.Warn(c, err)
 	o.workbench = workbenchOf(cfg, origin)
-	// A signal stops the run at its next read, and the run removes what it
-	// wrote (leftovers.go).
+	// A signal stops the run at its next read (leftovers.go).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	rep, err := prune(ctx, src, *newID, o, *dry)
+	resume, err := prune(ctx, src, *newID, o, *dry, stderr)
 	if err != nil {
 		return c.Fail(err)
 	}
 	if !*dry {
-		fmt.Fprintln(stdout, rep.resume)
+		fmt.Fprintln(stdout, resume)
 	}
-	rep.write(stderr)
 	return hook.ExitOK
 }
 
-// workbenchOf is the workbench of the session's project folder origin, as
-// its hooks place it: $FLOWER_WORKBENCH, else the configuration's workbench
-// (the user's, or a trusted project's), else .flower in the folder; "" when
-// the folder is not known.
+// workbenchOf is the workbench of the project folder origin as its hooks
+// place it, "" when the folder is not known.
 func workbenchOf(cfg *config.Config, origin string) string {
 	if dir := os.Getenv("FLOWER_WORKBENCH"); filepath.IsAbs(dir) {
 		return filepath.Clean(dir)
@@ -134,27 +121,32 @@ func workbenchOf(cfg *config.Config, origin string) string {
 }
 
 // prune does the work of Main once the flags are read, on the transcript
-// at src.
-func prune(ctx context.Context, src, newID string, o options, dry bool) (*report, error) {
+// at src: it reports on stderr and returns the id of the session to resume.
+func prune(ctx context.Context, src, newID string, o options, dry bool, stderr io.Writer) (string, error) {
 	if transcript.IsSubagentFile(src) {
-		return nil, fmt.Errorf("%s: %w (nothing written)", src, errSubagent)
+		return "", fmt.Errorf("%s: %w (nothing written)", src, errSubagent)
 	}
-	p, err := planFile(ctx, src, o)
+	r, closeSrc, err := openInterruptible(ctx, src)
+	var p *plan
+	if err == nil {
+		p, err = readPlan(r, o)
+		closeSrc()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
+		return "", fmt.Errorf("%s: %w (nothing written)", src, err)
 	}
 	oldID := transcript.SessionID(src)
 	dst := filepath.Join(filepath.Dir(src), newID+".jsonl")
 	dstDir := transcript.SessionDir(dst)
 	if _, err := os.Lstat(dst); err == nil {
-		return nil, fmt.Errorf("%s already exists", dst)
+		return "", fmt.Errorf("%s already exists", dst)
 	}
 	// Subagent transcripts beside the session's (CLI 2.0) go into the
-	// fork's subagents/ folder, where Claude Code 2.1 keeps them.
+	// fork's subagents/ folder (2.1).
 	var beside []string
 	subs, err := transcript.Subagents(src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: subagents: %w (nothing written)", src, err)
+		return "", fmt.Errorf("%s: subagents: %w (nothing written)", src, err)
 	}
 	for _, sub := range subs {
 		if filepath.Dir(sub) == filepath.Dir(src) {
@@ -175,27 +167,27 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		return err
 	}
 	if dry || !p.changes() {
-		// Read through all the same, for what a resume sends (rw.kept) and,
-		// on a dry run, to check what a fork would copy.
+		// Read through all the same, for rw.kept and to check what a fork
+		// would copy.
 		if dry {
 			if err := copySessionDir(ctx, transcript.SessionDir(src), "", beside, oldID, newID, false); err != nil {
-				return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+				return "", fmt.Errorf("session folder: %w (nothing written)", err)
 			}
 		}
 		if err := run(io.Discard); err != nil {
-			return nil, fmt.Errorf("%s: %w (nothing written)", src, err)
+			return "", fmt.Errorf("%s: %w (nothing written)", src, err)
 		}
-		return newReport(src, "", oldID, p, rw, dry), nil
+		report(stderr, src, "", p, rw, dry)
+		return oldID, nil
 	}
 	removeStale(filepath.Dir(dst), time.Now())
 	// The folder first: when the transcript appears, all it refers to is there.
 	if err := copySessionDir(ctx, transcript.SessionDir(src), dstDir, beside, oldID, newID, o.sync); err != nil {
-		return nil, fmt.Errorf("session folder: %w (nothing written)", err)
+		return "", fmt.Errorf("session folder: %w (nothing written)", err)
 	}
 	err = atomicfile.WriteNew(dst, 0o600, o.sync, run)
 	if err == nil && o.sync {
-		// The files are synced; their names are entries of folders, which
-		// need a sync of their own to be on disk too.
+		// The files' names are entries of folders, synced on their own.
 		if err = syncDir(filepath.Dir(dst)); err == nil && len(rw.spilled) > 0 {
 			err = syncDir(p.spillDir)
 		}
@@ -207,27 +199,17 @@ func prune(ctx context.Context, src, newID string, o options, dry bool) (*report
 		removeTree(dstDir)
 		rw.removeSpilled()
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%s already exists", dst)
+			return "", fmt.Errorf("%s already exists", dst)
 		}
-		return nil, fmt.Errorf("writing %s: %w (nothing written)", dst, err)
+		return "", fmt.Errorf("writing %s: %w (nothing written)", dst, err)
 	}
 	// The fork is whole: its spill files are its own now.
 	os.Remove(rw.list)
-	return newReport(src, dst, newID, p, rw, false), nil
+	report(stderr, src, dst, p, rw, false)
+	return newID, nil
 }
 
-// planFile is readPlan of the transcript at path.
-func planFile(ctx context.Context, path string, o options) (*plan, error) {
-	r, closeSrc, err := openInterruptible(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer closeSrc()
-	return readPlan(r, o)
-}
-
-// syncDir fsyncs the folder dir: its entries (names of files linked or
-// renamed into it) reach the disk.
+// syncDir fsyncs the folder dir, so its entries reach the disk.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

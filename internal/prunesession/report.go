@@ -6,19 +6,11 @@ import (
 	"strings"
 )
 
-// report is what prune-session tells the user on stderr, and the id of the
-// session to resume.
-type report struct {
-	lines  []string
-	resume string // the fork's id, or the original's when nothing changed
-}
-
-// newReport reports a run on src: a fork written to dst as id, or, when
-// the plan changes nothing, no fork (resume is then the original's id).
-func newReport(src, dst, id string, p *plan, rw *rewriter, dry bool) *report {
-	r := &report{resume: id}
+// report tells the user on w what a run on src did: a fork written to dst,
+// or, when the plan changes nothing, no fork.
+func report(w io.Writer, src, dst string, p *plan, rw *rewriter, dry bool) {
 	o := p.o
-	add := func(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }
+	add := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
 	switch {
 	case !p.changes() && dry:
 		add("%s: dry run on %s: nothing to prune, nothing written", name, src)
@@ -60,7 +52,6 @@ func newReport(src, dst, id string, p *plan, rw *rewriter, dry bool) *report {
 		add("  compacted %s: %s before the last one, left as they are; a resume sends %s",
 			plural(p.compactions, "time"), plural(p.turnsBefore, "turn"), sent)
 	}
-	return r
 }
 
 func plural(n int, what string) string {
@@ -71,8 +62,4 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func (r *report) write(w io.Writer) {
-	fmt.Fprintln(w, strings.Join(r.lines, "\n"))
 }

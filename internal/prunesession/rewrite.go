@@ -26,24 +26,18 @@ type rewriter struct {
 	p            *plan
 	oldID, newID string
 	writeSpills  bool          // false on a dry run
-	folder       *spill.Folder // the spill folder, opened at the first spill
-	// spilled are the spill files written, removed again when the fork
-	// cannot be written: they would only copy results of a fork that does
-	// not exist.
-	spilled []string
-	// list is the fork's spill list (leftovers.go), opened at the first
-	// spill.
-	list     string
-	listFile *os.File
-	delta    int64  // body characters added (negative: removed) by replacements
-	kept     *kept  // what a resume sends of the part before the last compaction
-	buf      []byte // the line written, kept for its capacity
+	folder       *spill.Folder // opened at the first spill
+	spilled      []string      // spill files written, removed if the fork fails
+	list         string        // the fork's spill list (leftovers.go)
+	listFile     *os.File      // opened at the first spill
+	delta        int64         // body characters added (negative: removed)
+	kept         *kept         // what a resume sends from before the last compaction
+	buf          []byte        // the line written, kept for its capacity
 }
 
 // rewrite copies src to dst as the plan says. It reads what pass one read
-// and no more: a live session may have appended lines since, which pass one
-// has not checked. When those bytes are no longer the ones pass one read,
-// it returns errChanged.
+// and no more (a live session may have appended lines since), and returns
+// errChanged when those bytes differ.
 func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 	var read tally
 	rd := transcript.NewReader(io.TeeReader(io.LimitReader(src, rw.p.size), &read))
@@ -63,12 +57,12 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 			return err
 		}
 		n := int32(rd.Line())
-		var mine []edit
-		for ; len(edits) > 0 && edits[0].line <= n; edits = edits[1:] {
-			if edits[0].line == n {
-				mine = append(mine, edits[0])
-			}
+		i := 0
+		for i < len(edits) && edits[i].line == n {
+			i++ // edits are sorted by line, and every line is read
 		}
+		mine := edits[:i]
+		edits = edits[i:]
 		for len(far) > 0 && far[0] < n {
 			far = far[1:]
 		}
@@ -82,8 +76,6 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 		if err != nil {
 			return &transcript.LineError{Line: int(n), Err: err}
 		}
-		// Lines are joined by newlines, and the fork ends in one only when
-		// the original does.
 		if written > 0 {
 			w.WriteByte('\n')
 		}
@@ -101,14 +93,12 @@ func (rw *rewriter) rewrite(src io.Reader, dst io.Writer) error {
 	return w.Flush()
 }
 
-// errChanged is the error of a transcript whose lines pass one read are no
-// longer as it read them.
 var errChanged = errors.New("the transcript changed while it was read: run again")
 
-// line returns a kept line as the fork holds it: its bodies replaced (first,
-// while the block indexes still hold), its blocks removed (from the last to
-// the first), references to dropped entries relinked, and the fork's
-// session id. far says whether the line sets logicalParentUuid or leafUuid.
+// line returns a kept line as the fork holds it: bodies replaced while the
+// block indexes hold, blocks removed last first, references to dropped
+// entries relinked (far: also logicalParentUuid and leafUuid), and the
+// fork's session id.
 func (rw *rewriter) line(out []byte, edits []edit, far bool) ([]byte, error) {
 	var err error
 	var remove []int
@@ -155,12 +145,10 @@ func (rw *rewriter) replace(out []byte, e edit) ([]byte, error) {
 	if err != nil || !e.single {
 		return out, err
 	}
-	// toolUseResult, the structured output Claude Code shows in its own
-	// interface, tells the same story: a string (how Claude Code stores
-	// errors) becomes the text, a Bash output object gets it as its stdout.
-	// Other tools' objects are left as they are: their schema is the
-	// tool's, Claude Code does not send them to the model, and a hand-made
-	// one could break the interface's renderer.
+	// toolUseResult, which Claude Code shows in its interface, tells the
+	// same story: a string (an error) becomes the text, a Bash output gets
+	// it as stdout. Other tools' objects stay: the model never reads them
+	// and a hand-made one could break the renderer.
 	switch v := gjson.GetBytes(out, "toolUseResult"); {
 	case v.Type == gjson.String:
 		return sjson.SetRawBytes(out, "toolUseResult", body)
@@ -197,18 +185,12 @@ func (rw *rewriter) relink(out []byte, far bool) ([]byte, error) {
 	return out, nil
 }
 
-// setSessionID appends to dst the line with the fork's session id: in the
-// top-level sessionId, whatever it held, and wherever else the original's
-// id is the value of a field whose name holds "session" (session_id, a hook
-// payload an attachment carries, a tool's structured output), but in what
-// the model read (message). The values are replaced where they stand, not
-// through sjson's paths, which name some keys wrongly (a leading ':', a
-// backslash) and find only the first of a key written twice.
-//
-// oldID is the session's by its file's name. A copy another tool renamed
-// (full.jsonl, raw_messages.jsonl) carries the session's id in its lines
-// only: a line's own sessionId, when it is another UUID, is replaced
-// wherever it stands as oldID is.
+// setSessionID appends to dst the line with the fork's session id in the
+// top-level sessionId and wherever else oldID (or the line's own sessionId,
+// when another UUID: a renamed copy of a transcript) is the value of a
+// field whose name holds "session", but in message, which the model read.
+// Values are replaced where they stand: sjson's paths misname some keys
+// and find only the first of a key written twice.
 func setSessionID(dst, line []byte, oldID, newID string) []byte {
 	own := gjson.GetBytes(line, "sessionId")
 	ids := []string{oldID}
@@ -249,15 +231,13 @@ type span struct{ start, end int }
 
 func spanOf(v gjson.Result) span { return span{v.Index, v.Index + len(v.Raw)} }
 
-// maxSessionDepth is the deepest level setSessionID looks at (the line is
-// level 0, its fields level 1). Claude Code's deepest session id field is
-// at level 3 or 4 (attachment.hookInput.session_id); a walk costs the depth
-// times the line, and a hostile line may nest 100,000 levels deep.
+// maxSessionDepth is the deepest level setSessionID looks at: Claude
+// Code's deepest session id is at level 3 or 4, and a walk costs the depth
+// times the line.
 const maxSessionDepth = 32
 
-// sessionValues adds to at every value within v, itself at level depth,
-// that is one of ids in a field whose name holds "session". It goes down
-// only where one of the ids is.
+// sessionValues adds to at the session ids within v, at level depth,
+// going down only where one of them is.
 func sessionValues(at []span, v gjson.Result, ids []string, depth int) []span {
 	holds := func(s string) bool {
 		return slices.ContainsFunc(ids, func(id string) bool { return strings.Contains(s, id) })
@@ -278,26 +258,18 @@ func sessionValues(at []span, v gjson.Result, ids []string, depth int) []span {
 	return at
 }
 
-// previewChars is how much of a trimmed body stays in context, as layer
-// three's spill pointer keeps it (the design: "a one-line pointer plus the
-// first 400 characters").
+// previewChars is how much of a trimmed body stays, as in layer three's
+// spill pointer.
 const previewChars = 400
 
-// spill writes the body of a trimmed tool_result to a new file of the spill
-// folder (package spill, as layer three does), named after hint, and returns
-// the pointer that replaces it. On a dry run nothing is written and the
-// pointer names the file the body would get.
+// spill writes a trimmed body to a new file of the spill folder, named
+// after hint, and returns the pointer that replaces it; a dry run only
+// names the file it would write.
 func (rw *rewriter) spill(body, hint string) (string, error) {
 	if !rw.writeSpills {
-		head := body
-		if r := []rune(body); len(r) > previewChars {
-			head = string(r[:previewChars])
-		}
-		lines := int64(strings.Count(body, "\n"))
-		if body != "" && !strings.HasSuffix(body, "\n") {
-			lines++
-		}
-		return spill.File{Path: filepath.Join(rw.p.spillDir, hint+".txt"), Chars: int64(utf8.RuneCountInString(body)), Lines: lines, Head: head}.Text(), nil
+		c := spill.NewCounter(io.Discard, previewChars)
+		io.WriteString(c, body)
+		return c.File(filepath.Join(rw.p.spillDir, hint+".txt")).Text(), nil
 	}
 	if rw.folder == nil {
 		folder, err := spill.Open(rw.p.spillDir)
@@ -324,15 +296,11 @@ func (rw *rewriter) spill(body, hint string) (string, error) {
 	return f.Text(), nil
 }
 
-// spillHint is the name --trim gives the spill file of the tool_use call
-// (spill.Write adds .txt, and -2, -3 … when taken): it carries the first
-// eight characters of the fork's id, so that a later run can tell the
-// files of a fork killed before it was whole from anyone else's without a
-// record written after each file (a kill between the file and the record
-// would leave one nobody names).
+// spillHint names the spill file of the tool_use call (spill.Write adds
+// .txt): the fork's id's first eight characters tell a later run the files
+// of a fork killed before it was whole, with no record per file.
 func spillHint(forkID, call string) string { return "prune-" + forkID[:8] + "-" + call }
 
-// closeList closes the spill list, if one was opened.
 func (rw *rewriter) closeList() error {
 	if rw.listFile == nil {
 		return nil
@@ -340,8 +308,7 @@ func (rw *rewriter) closeList() error {
 	return rw.listFile.Close()
 }
 
-// removeSpilled removes the spill files written, through the folder's
-// handle, and releases it.
+// removeSpilled removes the spill files written and releases the folder.
 func (rw *rewriter) removeSpilled() {
 	if rw.folder == nil {
 		return
@@ -367,9 +334,7 @@ func bodyText(v gjson.Result) string {
 }
 
 // kept finds, as pass two copies the part before the last compaction, the
-// entries that compaction kept verbatim, and counts what a resume sends of
-// them: a resume loads those too (transcript.Compaction). They are copied
-// as they are, like everything before the cut.
+// entries it kept verbatim, and counts what a resume sends of them.
 type kept struct {
 	uuids   map[string]bool
 	tail    string // of a segment: where it ends
@@ -389,8 +354,7 @@ func newKept(c transcript.Compaction) *kept {
 		k.uuids[u] = true
 	}
 	if len(c.Preserved) == 0 {
-		// A segment: its head, then each entry whose parent is in it, down
-		// to its tail (entries come after their parents).
+		// A segment: its head, then each entry whose parent is in it.
 		k.uuids[c.PreservedHead], k.tail = true, c.PreservedTail
 	}
 	return k

@@ -11,15 +11,12 @@ func (e *Entry) IsCompactBoundary() bool {
 	return e.Type == "system" && e.Subtype == "compact_boundary"
 }
 
-// Compaction is what a compact_boundary entry says of its compaction: a
-// resume loads from the last boundary on, and the entries before it that
-// the compaction kept (CLI 2.1.3xx).
+// Compaction is what a compact_boundary entry says: a resume loads from
+// the last boundary on, and the entries before it that it kept.
 type Compaction struct {
 	PreTokens int64 // the context it summarized, in tokens
-	// Preserved are the uuids of the entries before the boundary that the
-	// compaction kept (preservedMessages.uuids). A boundary that names only
-	// the first and last of them (preservedSegment) leaves Preserved nil
-	// and sets PreservedHead and PreservedTail.
+	// Preserved are the uuids of the entries kept; a boundary that names the
+	// first and last alone sets PreservedHead and PreservedTail instead.
 	Preserved                    []string
 	PreservedHead, PreservedTail string
 }
@@ -27,8 +24,7 @@ type Compaction struct {
 // Keeps reports whether the compaction kept entries from before it.
 func (c Compaction) Keeps() bool { return len(c.Preserved) > 0 || c.PreservedHead != "" }
 
-// CompactionOf reads the compactMetadata of a compact_boundary entry. Its
-// strings are copies: they outlive the line.
+// CompactionOf reads a compact_boundary entry's compactMetadata, copied.
 func CompactionOf(e *Entry) Compaction {
 	m := gjson.GetBytes(e.Raw, "compactMetadata")
 	c := Compaction{

@@ -13,10 +13,9 @@ import (
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 )
 
-// Entry is what flower reads from one transcript line. Raw is the line as
-// Parse was given it, and the strings and gjson results are views of it:
-// valid as long as Raw's bytes are (with Scan, until fn returns). A reader
-// clones what it keeps (strings.Clone).
+// Entry is what flower reads from one transcript line. Its strings and
+// gjson results are views of Raw (with Scan, valid until fn returns): a
+// reader clones what it keeps.
 type Entry struct {
 	Raw     []byte
 	Type    string // user, assistant, system, attachment, progress, last-prompt, …
@@ -29,18 +28,14 @@ type Entry struct {
 	SessionID         string
 	Cwd               string
 
-	// IsSidechain is true for every entry of a subagent: in its own
-	// transcript, or (CLI 1.0.x) inline in the main one.
-	IsSidechain bool
+	IsSidechain bool // a subagent's entry, in its own transcript or (CLI 1.0) inline
 	IsAPIError  bool // a synthetic assistant entry standing for a failed API call
 	IsMeta      bool
 
 	// ToolDenialKind is set on the tool_result entry of a call that did not
-	// run: "permission-rule" for hook and settings denials, "interrupted",
-	// "user-rejected", "cancelled", …
+	// run: "permission-rule", "interrupted", "user-rejected", "cancelled", …
 	ToolDenialKind string
-	// DenialSource is permissionDecision.source: "hook" or "config".
-	DenialSource string
+	DenialSource   string // permissionDecision.source: "hook" or "config"
 	// ToolUseID and ParentToolUseID tie progress and hook entries to a call.
 	ToolUseID       string
 	ParentToolUseID string
@@ -52,8 +47,8 @@ type Entry struct {
 // Message is an entry's message.
 type Message struct {
 	ID string // shared by every entry of one API response
-	// StringContent is true when message.content is a string (a typed user
-	// prompt); Blocks then holds one text block with Index -1.
+	// StringContent: message.content is a string (a typed prompt), and
+	// Blocks one text block with Index -1.
 	StringContent bool
 	Blocks        []Block
 	Usage         Usage
@@ -72,9 +67,8 @@ type Block struct {
 	IsError   bool         // tool_result: is_error
 	content   gjson.Result // tool_result: a string or an array of blocks
 
-	// Chars is the block's body in characters (runes): the text of a text
-	// block, the input JSON of a tool_use, the text of a tool_result's
-	// content. Other blocks (thinking, images) count 0.
+	// Chars is the block's body in runes: a text block's text, a tool_use's
+	// input JSON, a tool_result's text; other blocks count 0.
 	Chars int
 }
 
@@ -93,9 +87,8 @@ type Usage struct {
 	CacheCreationInputTokens int64
 }
 
-// ContextTokens is the size of the context the response was computed on.
-// input_tokens alone undercounts badly once prompt caching is on: the cached
-// part is reported in the two cache fields.
+// ContextTokens is the size of the context the response was computed on:
+// with prompt caching, most of it is in the two cache fields.
 func (u Usage) ContextTokens() int64 {
 	return u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 }
@@ -134,18 +127,14 @@ func (e *Entry) blocks(typ string) []Block {
 // IsConversation reports whether the entry takes part in the parentUuid tree.
 func (e *Entry) IsConversation() bool { return e.UUID != "" }
 
-// MaxDepth bounds how deep a line's arrays and objects nest: the check's
-// stack grows with it. Claude Code writes lines with JSON.stringify, which
-// gives up long before (node 22: 5,000 levels).
+// MaxDepth bounds how deep a line nests (the check's stack grows with it);
+// Claude Code's JSON.stringify gives up long before.
 const MaxDepth = 100_000
 
-// Parse reads one transcript line. The line must be a JSON object in valid
-// UTF-8, nested at most MaxDepth deep, with no key given twice in any
-// object (gjson and sjson, by which prune-session edits a line, take the
-// first of two, Claude Code's JSON.parse the last), and a string "type";
-// the fields flower reads must have the types Claude Code writes, or Parse
-// says which one does not. Fields it does not read are not checked: unknown
-// entry types pass as long as they are JSON.
+// Parse reads one transcript line: a JSON object in valid UTF-8, nested at
+// most MaxDepth deep, with no key twice (gjson and sjson take the first,
+// Claude Code the last) and a string "type"; the fields flower reads must
+// have the types Claude Code writes. Other fields are not checked.
 func Parse(raw []byte) (*Entry, error) {
 	// A view, not a copy: the entry's strings are views of the line.
 	s := unsafe.String(unsafe.SliceData(raw), len(raw))
@@ -273,8 +262,7 @@ func (m *Message) parseContent(v gjson.Result) error {
 }
 
 func parseBlock(i int, v gjson.Result) (Block, error) {
-	// The field's name is built only for an error: this runs for every
-	// block of every line.
+	// The field's name is built only for an error: this runs for every block.
 	wrong := func(field, want string, f gjson.Result) error {
 		return fmt.Errorf("field %q is %s, want %s", fmt.Sprintf("message.content.%d%s", i, field), jsonkind.Of(f), want)
 	}

@@ -29,8 +29,7 @@ func configDir() (string, error) {
 }
 
 // ProjectDir is the folder holding the transcripts of sessions started in
-// cwd: <config dir>/projects/<cwd with every character but letters and
-// digits replaced by "-">.
+// cwd: <config dir>/projects/<cwd, all but letters and digits as "-">.
 func ProjectDir(cwd string) (string, error) {
 	cfg, err := configDir()
 	if err != nil {
@@ -68,8 +67,8 @@ func Locate(session string) (string, error) {
 	return "", fmt.Errorf("session %s is in %d projects under %s: pass the path", session, len(found), filepath.Join(cfg, "projects"))
 }
 
-// isRegular is nil when path is a regular file (or a link to one): a FIFO
-// named as a transcript would block the reader that opens it.
+// isRegular is nil when path is a regular file (or a link to one), not a
+// FIFO that would block its reader.
 func isRegular(path string) error {
 	info, err := os.Stat(path)
 	if err == nil && !info.Mode().IsRegular() {
@@ -78,9 +77,8 @@ func isRegular(path string) error {
 	return err
 }
 
-// Open opens a file of a session for reading, and refuses anything but a
-// regular file. It opens without blocking, so that a FIFO put where a
-// transcript was (after Locate looked) is refused at once, not waited on.
+// Open opens a file of a session for reading, refusing anything but a
+// regular file; without blocking, so a FIFO is refused, not waited on.
 func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -97,20 +95,17 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
-// SessionDir is the folder beside a transcript that holds its subagent
-// transcripts (and other files of the session): the path without ".jsonl".
+// SessionDir is the folder beside a transcript that holds the session's
+// other files: the path without ".jsonl".
 func SessionDir(path string) string { return strings.TrimSuffix(path, ".jsonl") }
 
 // SessionID is the session id a transcript's file name carries.
 func SessionID(path string) string { return filepath.Base(SessionDir(path)) }
 
 // Subagents lists the subagent transcripts of the session at path, sorted,
-// compaction runs (IsCompactionRun) included; none is not an error. CLI 2.1
-// keeps them in <session-id>/subagents/ and the folders below; CLI 2.0
-// beside the session's own transcript, in the project folder every session
-// shares, where a file belongs to the session its entries name in
-// sessionId; CLI 1.0 inline (isSidechain), which this does not list. A
-// subagent transcript (IsSubagentFile) has none of its own.
+// compaction runs included: CLI 2.1 keeps them under <session-id>/subagents/,
+// CLI 2.0 beside the session's transcript (those whose sessionId is its),
+// CLI 1.0 inline (not listed).
 func Subagents(path string) ([]string, error) {
 	if IsSubagentFile(path) {
 		return nil, nil
@@ -144,35 +139,30 @@ func Subagents(path string) ([]string, error) {
 }
 
 // subagentPrefix begins the name of every subagent transcript;
-// compactionPrefix that of a compaction's summarising run (CLI 2.1:
-// agent-acompact-<hex>.jsonl), which Claude Code runs as an agent of its
-// own though the model did not dispatch it.
+// compactionPrefix that of a compaction's summarising run (CLI 2.1).
 const (
 	subagentPrefix   = "agent-"
 	compactionPrefix = subagentPrefix + "acompact"
 )
 
-// IsSubagentFile reports whether path is named as a subagent transcript
-// (agent-<agent-id>.jsonl), in any of the layouts Subagents reads.
+// IsSubagentFile reports whether path is named as a subagent transcript.
 func IsSubagentFile(path string) bool {
 	base := filepath.Base(path)
 	return strings.HasPrefix(base, subagentPrefix) && strings.HasSuffix(base, ".jsonl")
 }
 
-// IsCompactionRun reports whether path is the transcript of a compaction's
-// summarising run rather than of a subagent the model dispatched.
+// IsCompactionRun reports whether path is a compaction's summarising run,
+// not a subagent the model dispatched.
 func IsCompactionRun(path string) bool {
 	return IsSubagentFile(path) && strings.HasPrefix(filepath.Base(path), compactionPrefix)
 }
 
-// sessionLines bounds how many lines sessionOf reads looking for a
-// sessionId: Claude Code writes one on every entry of a subagent
-// transcript.
+// sessionLines bounds the lines sessionOf reads: Claude Code writes a
+// sessionId on every entry of a subagent transcript.
 const sessionLines = 8
 
-// sessionOf is the sessionId of the first of the leading lines of the
-// transcript at path that names one, "" when none does or it cannot be
-// read (Open: a name in the project folder may be anything).
+// sessionOf is the first sessionId in the leading lines of the transcript
+// at path, "" when none or unreadable.
 func sessionOf(path string) string {
 	f, err := Open(path)
 	if err != nil {
@@ -192,13 +182,11 @@ func sessionOf(path string) string {
 	return ""
 }
 
-// maxCwdPeek bounds what FirstCwd reads: the cwd is on the first entries
-// (the first prompt), a few KB into a transcript.
+// maxCwdPeek bounds what FirstCwd reads: the first prompt is a few KB in.
 const maxCwdPeek = 1 << 20
 
 // FirstCwd is the cwd of the first conversation entry of the transcript
-// at path, the folder the session started in ($CLAUDE_PROJECT_DIR for its
-// hooks), found in its first maxCwdPeek bytes; "" when there is none.
+// at path, the folder the session started in; "" when there is none.
 func FirstCwd(path string) string {
 	f, err := Open(path)
 	if err != nil {
@@ -217,16 +205,10 @@ func FirstCwd(path string) string {
 	}
 }
 
-// ProjectSessions finds the sessions of one project: dir is the project's
-// working directory (mapped as ProjectDir does, after resolving symlinks,
-// since Claude Code names the folder after the real cwd), or that folder
-// itself (a folder whose parent is named projects, so that a working
-// directory holding .jsonl files of its own is never taken for one). A
-// working directory that no longer exists (a deleted temporary folder or
-// worktree) is mapped as written, and after resolving the symlinks of its
-// longest existing ancestor. It returns the folder and the main
-// transcripts in it, sorted by name; subagent transcripts are not listed.
-// A folder without any transcript is an error.
+// ProjectSessions finds the main transcripts of one project, sorted, and
+// their folder: dir is the project's working directory (mapped by
+// ProjectDir as written and with symlinks resolved, even once deleted), or
+// that folder itself when its parent is named projects. None is an error.
 func ProjectSessions(dir string) (folder string, sessions []string, err error) {
 	if dir == "" {
 		return "", nil, errors.New("no project given")
@@ -272,10 +254,8 @@ func ProjectSessions(dir string) (folder string, sessions []string, err error) {
 	return "", nil, fmt.Errorf("no sessions of project %s (looked in %s)", dir, looked)
 }
 
-// resolve is abs with its symlinks resolved. When abs does not exist, the
-// longest ancestor that does is resolved and the rest appended as written:
-// a deleted working directory under a symlink (macOS's /tmp, a linked home)
-// was recorded by its real path, which only the ancestor can still tell.
+// resolve is abs with the symlinks of its longest existing ancestor
+// resolved: a deleted working directory was recorded by its real path.
 func resolve(abs string) string {
 	rest := ""
 	for p := abs; ; {

@@ -9,13 +9,10 @@ import (
 // under projects/, adding "-" and a hash of the whole name.
 const maxFolderName = 200
 
-// Origin is the folder the session of the transcript at path started in,
-// as far as the transcript's place confirms it: its first entry's cwd
-// (FirstCwd) when the folder the transcript lies in is named after that cwd
-// as Claude Code names a project's folder under projects/ (ProjectDir), else
-// "". A transcript is text anyone can write, and the folders flower would
-// write in or read the configuration of must not be the text's choice: its
-// place is Claude Code's.
+// Origin is the folder the session of the transcript at path started in
+// (FirstCwd) when the folder the transcript lies in is named after it
+// (ProjectDir), else "": a transcript is text anyone can write, its place
+// is Claude Code's.
 func Origin(path string) string {
 	cwd := FirstCwd(path)
 	if cwd == "" || !filepath.IsAbs(cwd) {
@@ -35,8 +32,7 @@ func Origin(path string) string {
 	return ""
 }
 
-// folderName is the name ProjectDir gives the folder of cwd, without the
-// projects/ folder it lies in.
+// folderName is the name ProjectDir gives the folder of cwd.
 func folderName(cwd string) string {
 	name := []byte(cwd)
 	for i, c := range name {

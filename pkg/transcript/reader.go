@@ -8,19 +8,15 @@ import (
 	"io"
 )
 
-// MaxLineBytes bounds one line, so that reading a transcript needs memory in
-// proportion to its longest entry, never to the file. Real entries are far
-// smaller: Claude Code cuts Bash output at 30,000 characters and persists the
-// rest to a file of its own, so the largest lines are images and long file
-// reads of a few megabytes.
+// MaxLineBytes bounds one line, and so a reader's memory: real lines are of
+// a few megabytes at most (images, long file reads).
 const MaxLineBytes = 64 << 20
 
-// readBufferSize is the read buffer: most lines fit it and are handed out
-// without a copy.
+// readBufferSize: most lines fit and are handed out without a copy.
 const readBufferSize = 64 << 10
 
-// ErrLineTooLong is returned (wrapped in a LineError) for a line over
-// MaxLineBytes. The reader skips the rest of that line and can go on.
+// ErrLineTooLong is a LineError's for a line over MaxLineBytes, which the
+// reader skips.
 var ErrLineTooLong = fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20)
 
 // LineError is an error about one line of a transcript.
@@ -44,10 +40,9 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, readBufferSize)}
 }
 
-// Next returns the next line without its newline. The bytes are valid until
-// the next call. At the end it returns io.EOF; a final line without a
-// newline is returned like any other. A line over MaxLineBytes is skipped and
-// reported as a *LineError wrapping ErrLineTooLong; reading may go on.
+// Next returns the next line without its newline, valid until the next
+// call, or io.EOF. A line over MaxLineBytes is skipped and reported as a
+// *LineError wrapping ErrLineTooLong; reading may go on.
 func (r *Reader) Next() ([]byte, error) {
 	r.line++
 	r.long = r.long[:0]
@@ -83,16 +78,12 @@ func (r *Reader) Next() ([]byte, error) {
 // Line is the 1-based number of the line Next last returned.
 func (r *Reader) Line() int { return r.line }
 
-// trimEOL drops the newline only: a "\r" before it is JSON whitespace and is
-// kept, so that a line copied through stays byte-identical.
+// trimEOL drops the newline only: a "\r" is kept, so a copy is identical.
 func trimEOL(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }
 
-// Scan reads every line of r and calls fn for each, in order, with the
-// entry Parse made of it (its strings are views of the line: fn clones what
-// it keeps) or the error (a *LineError) the line gave: a reader that counts
-// bad lines goes on, one that refuses them returns the error. When fn
-// returns an error Scan stops and returns it; an error reading r is
-// returned too. Memory stays bounded by the longest line.
+// Scan calls fn for every line of r, in order, with the entry Parse made of
+// it (views of the line) or its *LineError. It stops at fn's error, or at
+// an error reading r, and returns it.
 func Scan(r io.Reader, fn func(line int, e *Entry, err error) error) error {
 	rd := NewReader(r)
 	for {
