@@ -37,7 +37,17 @@ func ParseShown(b []byte) (Shown, bool) {
 	v, ok := parse(b)
 	s := Shown{Trailer: v.Get("trailer").Str}
 	v.Get("entries").ForEach(func(_, e gjson.Result) bool {
-		s.Entries = append(s.Entries, ShownEntry{e.Get("path").Str, e.Get("text").Str})
+		var se ShownEntry
+		e.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "path":
+				se.Path = v.Str
+			case "text":
+				se.Text = v.Str
+			}
+			return true
+		})
+		s.Entries = append(s.Entries, se)
 		return true
 	})
 	return s, ok && s.Trailer != ""
