@@ -59,15 +59,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		g.log.Record("off", "index-guard.enabled is false ("+cfg.Value("index-guard.enabled").From+")", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
-	root, err := hook.WorkbenchRoot(*wb, p.Cwd())
-	if err != nil {
+	var err error
+	if g.root, err = hook.WorkbenchRoot(*wb, p.Cwd()); err != nil {
 		return c.Fail(err)
 	}
-	g.root = root
 	if event == "PostToolUse" {
 		return g.postToolUse()
 	}
-	if g.wb, err = open(root); err != nil {
+	if g.wb, err = open(g.root); err != nil {
 		return c.Fail(err)
 	}
 	if g.wb != nil {
