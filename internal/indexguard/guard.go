@@ -1,9 +1,7 @@
 // Package indexguard is index-guard, the hook of layer two: it keeps the
-// workbench's INDEX.md current and puts the workbench, its rules and its
-// index in front of the model (package workbench), at a session's start,
-// to each subagent, and on a prompt when the index changed. It never
-// creates the workbench. docs/REFERENCE.md ("Layer two") says what each
-// event does.
+// workbench's INDEX.md current and shows the model the workbench, its rules
+// and its index (docs/REFERENCE.md, "Layer two"). It never creates the
+// workbench.
 package indexguard
 
 import (
@@ -61,15 +59,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		g.log.Record("off", "index-guard.enabled is false ("+cfg.Value("index-guard.enabled").From+")", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
-	root, err := hook.WorkbenchRoot(*wb, p.Cwd())
-	if err != nil {
+	var err error
+	if g.root, err = hook.WorkbenchRoot(*wb, p.Cwd()); err != nil {
 		return c.Fail(err)
 	}
-	g.root = root
 	if event == "PostToolUse" {
 		return g.postToolUse()
 	}
-	if g.wb, err = open(root); err != nil {
+	if g.wb, err = open(g.root); err != nil {
 		return c.Fail(err)
 	}
 	if g.wb != nil {
@@ -94,33 +91,31 @@ type guard struct {
 }
 
 // open opens the workbench at root, or returns nil if it does not exist:
-// index-guard never creates it, so a session that saves nothing leaves no
-// trace. A part of it that is a symlink, or not what it should be (a FIFO
-// for INDEX.md), is refused.
+// index-guard never creates it. A part of it that is a symlink, or not what
+// it should be, is refused.
 func open(root string) (*workbench.Workbench, error) {
 	w, err := workbench.Open(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if err = w.Check(workbench.ScriptsDir, workbench.ArtifactsDir, workbench.StateDir, workbench.IndexFile); err != nil {
+			w.Close()
+		}
 	}
-	if err := w.Check(workbench.ScriptsDir, workbench.ArtifactsDir, workbench.StateDir, workbench.IndexFile); err != nil {
-		w.Close()
+	if err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// sessionStart shows the whole block: at the start of a session, and after
-// a compaction, which leaves the model only a summary of what it was shown.
-// It rescans in full, so whatever the cheap check of Current could miss is
-// caught at least once a session.
+// sessionStart shows the whole block, also after a compaction, which leaves
+// the model only a summary. Its full rescan catches once a session what
+// Current's cheap check could miss.
 func (g *guard) sessionStart() int {
 	ix := &workbench.Index{}
 	if g.wb != nil {
-		// A new session (a fork is one, with an id of its own since Claude
-		// Code 2.1.214) prunes the records of sessions long idle.
+		// A fork is a new session, with an id of its own.
 		if source := g.p.Get("source").String(); source == "startup" || source == "fork" || source == "clear" {
 			g.pruneState(time.Now())
 		}
@@ -134,17 +129,18 @@ func (g *guard) sessionStart() int {
 		return g.cli.Fail(err)
 	}
 	if g.wb != nil {
-		// A failed record costs the first prompt an update it did not
-		// need, which is better than no block at all.
-		_ = g.record(shown)
+		_ = g.record(shown) // failing costs the first prompt a needless update
 	}
 	return g.answer(block)
 }
 
 func (g *guard) subagentStart() int {
-	ix, err := g.current()
-	if err != nil {
-		return g.cli.Fail(err)
+	ix := &workbench.Index{}
+	var err error
+	if g.wb != nil {
+		if ix, err = g.wb.Current(g.max); err != nil {
+			return g.cli.Fail(err)
+		}
 	}
 	block, _, err := workbench.Block(g.root, g.quoted(), ix, workbench.Worker)
 	if err != nil {
@@ -153,15 +149,14 @@ func (g *guard) subagentStart() int {
 	return g.answer(block)
 }
 
-// userPrompt brings the session up to date with the index: nothing when it
-// is what the session was last shown, else the entries that changed, or the
-// whole block when that is shorter.
+// userPrompt shows nothing when the index is what the session last saw,
+// else the entries that changed, or the whole block when that is shorter.
 func (g *guard) userPrompt() int {
 	if g.wb == nil {
 		g.log.Record("pass", "no workbench: nothing to show beyond the empty index", decisionlog.Sizes{})
 		return hook.ExitOK
 	}
-	ix, err := g.current()
+	ix, err := g.wb.Current(g.max)
 	if err != nil {
 		return g.cli.Fail(err)
 	}
@@ -186,15 +181,12 @@ func (g *guard) userPrompt() int {
 // postToolUse regenerates INDEX.md after a write under scripts/ or
 // artifacts/, and prints nothing.
 func (g *guard) postToolUse() int {
-	field := "file_path"
+	path, ok, err := g.p.ToolInputString("file_path")
 	if g.p.ToolName() == "NotebookEdit" {
-		field = "notebook_path"
-	}
-	path, ok, err := g.p.ToolInputString(field)
-	if err == nil && !ok && field == "notebook_path" {
-		// file_path, the name every other writing tool uses, if that is
-		// what came.
-		path, ok, err = g.p.ToolInputString("file_path")
+		// notebook_path, else file_path if that is what came.
+		if path, ok, err = g.p.ToolInputString("notebook_path"); err == nil && !ok {
+			path, ok, err = g.p.ToolInputString("file_path")
+		}
 	}
 	if err != nil {
 		return g.cli.Fail(err)
@@ -203,9 +195,7 @@ func (g *guard) postToolUse() int {
 		return hook.ExitOK
 	}
 	if !filepath.IsAbs(path) {
-		// Tools take absolute paths; a relative one is taken as the model
-		// meant it, from the session's current folder.
-		path = filepath.Join(g.p.Cwd(), path)
+		path = filepath.Join(g.p.Cwd(), path) // as the model meant it
 	}
 	if !workbench.Indexed(g.root, path) {
 		g.log.Record("pass", "written outside the workbench's scripts/ and artifacts/", decisionlog.Sizes{})
@@ -224,14 +214,6 @@ func (g *guard) postToolUse() int {
 	return hook.ExitOK
 }
 
-// current is the index as it is now, without a rescan when nothing changed.
-func (g *guard) current() (*workbench.Index, error) {
-	if g.wb == nil {
-		return &workbench.Index{}, nil
-	}
-	return g.wb.Current(g.max)
-}
-
 // quoted reports whether the workbench is shown quoted: any but flower's
 // default (see workbench.Block).
 func (g *guard) quoted() bool { return g.root != hook.DefaultWorkbench(g.p.Cwd()) }
@@ -248,18 +230,15 @@ func (g *guard) answer(block string) int {
 	return hook.ExitOK
 }
 
-// A session's state file is named after it and holds what it was last
-// shown of the index (workbench.Shown, as JSON). The .digest files of an
-// older index-guard are removed.
+// A session's state file holds what it was last shown (workbench.Shown as
+// JSON); an older index-guard left .digest files.
 const (
 	shownSuffix = ".shown"
 	oldSuffix   = ".digest"
 )
 
-// shown returns what this session was last shown. A session without a
-// record was shown the block of an empty workbench (SessionStart records
-// nothing where there is no workbench). ok is false when the record cannot
-// be read: the caller then shows the whole block.
+// shown returns what this session was last shown: the empty block when it
+// has no record; ok is false when the record cannot be read.
 func (g *guard) shown() (workbench.Shown, bool) {
 	b, err := g.wb.ReadState(g.stateName())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -271,7 +250,6 @@ func (g *guard) shown() (workbench.Shown, bool) {
 	return workbench.ParseShown(b)
 }
 
-// record notes what this session has now been shown.
 func (g *guard) record(s workbench.Shown) error {
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -283,17 +261,15 @@ func (g *guard) record(s workbench.Shown) error {
 // maxSessionName is the longest session id used as a file name as it is.
 const maxSessionName = 128
 
-// safeSession reports whether a session id is usable as a file name as it
-// is: 1 to maxSessionName letters, digits, '_' and '-' (Claude Code's ids
-// are UUIDs).
+// safeSession reports whether a session id is a file name as it is (Claude
+// Code's are UUIDs).
 func safeSession(id string) bool {
 	return id != "" && len(id) <= maxSessionName &&
 		strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
 }
 
-// stateName names the session's state file. An id that is not a safe file
-// name (empty, a path, too long) is replaced by its hash, so no payload can
-// make index-guard write outside .state/.
+// stateName names the session's state file; an id that is no safe file name
+// is hashed, so that no payload makes index-guard write outside .state/.
 func (g *guard) stateName() string {
 	id := g.p.SessionID()
 	if !safeSession(id) {
@@ -304,27 +280,22 @@ func (g *guard) stateName() string {
 	return id + shownSuffix
 }
 
-// stateMaxAge is how long a session's record outlives its last change. A
-// session resumed later is shown the whole block at its start as any other
-// (SessionStart fires on a resume) and recorded again.
+// stateMaxAge is how long a session's record outlives its last change; a
+// session resumed later is shown the whole block at its start anyway.
 const stateMaxAge = 30 * 24 * time.Hour
 
-// pruneState removes the records of sessions idle for over stateMaxAge,
-// and the digests of an older index-guard, when a new session starts. An
-// error only leaves a file behind.
+// pruneState removes, when a session starts, the records of sessions idle
+// for over stateMaxAge and the digests of an older index-guard. An error
+// only leaves a file behind.
 func (g *guard) pruneState(now time.Time) {
-	entries, err := g.wb.States()
-	if err != nil {
-		return
-	}
+	entries, _ := g.wb.States()
 	for _, e := range entries {
 		name := e.Name()
 		if !e.Type().IsRegular() {
 			continue
 		}
-		if strings.HasSuffix(name, oldSuffix) {
-			g.wb.RemoveState(name)
-		} else if info, err := e.Info(); err == nil && strings.HasSuffix(name, shownSuffix) && now.Sub(info.ModTime()) > stateMaxAge {
+		if info, err := e.Info(); strings.HasSuffix(name, oldSuffix) ||
+			err == nil && strings.HasSuffix(name, shownSuffix) && now.Sub(info.ModTime()) > stateMaxAge {
 			g.wb.RemoveState(name)
 		}
 	}

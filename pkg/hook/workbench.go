@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"os"
@@ -17,20 +18,13 @@ func WorkbenchFlag(fs *flag.FlagSet) *string {
 	return fs.String("workbench", "", "workbench root (default $FLOWER_WORKBENCH, else $CLAUDE_PROJECT_DIR/.flower, else <payload cwd>/.flower)")
 }
 
-// WorkbenchRoot resolves the workbench root, the same way for every command:
-// the --workbench flag, else $FLOWER_WORKBENCH, else DefaultWorkbench. The
-// result is absolute and cleaned.
-//
-// A root the user names (the flag or the variable) has its symlinks
-// resolved here, as far as it exists: the user chose where it leads. The
-// default root is left as it is, and package workbench refuses it if it is
-// a symlink: a repository can commit a .flower that leads anywhere.
+// WorkbenchRoot resolves the workbench root, absolute and clean: the
+// --workbench flag, else $FLOWER_WORKBENCH, else DefaultWorkbench. A root
+// the user names has its symlinks resolved here: the user chose where it
+// leads. The default is left as it is, for package workbench to refuse as a
+// symlink: a repository can commit a .flower that leads anywhere.
 func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
-	dir := flagValue
-	if dir == "" {
-		dir = os.Getenv("FLOWER_WORKBENCH")
-	}
-	if dir != "" {
+	if dir := cmp.Or(flagValue, os.Getenv("FLOWER_WORKBENCH")); dir != "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return "", err
@@ -43,10 +37,9 @@ func WorkbenchRoot(flagValue, payloadCwd string) (string, error) {
 	return "", errors.New("cannot place the workbench: no --workbench, $FLOWER_WORKBENCH, $CLAUDE_PROJECT_DIR or payload cwd")
 }
 
-// DefaultWorkbench is flower's own choice of workbench for a hook call:
-// WorkbenchDirName in the project folder; "" when no folder is known. It is
-// the only workbench path flower's words to the model name: any other is
-// the user's text, or a trusted repository's.
+// DefaultWorkbench is WorkbenchDirName in the project folder, or "" when no
+// folder is known. It is the only workbench path flower's words to the
+// model name: any other is the user's text, or a repository's.
 func DefaultWorkbench(payloadCwd string) string {
 	if project := ProjectDir(payloadCwd); project != "" {
 		return filepath.Join(project, WorkbenchDirName)
@@ -54,14 +47,11 @@ func DefaultWorkbench(payloadCwd string) string {
 	return ""
 }
 
-// ProjectDir is the project folder of a hook call: $CLAUDE_PROJECT_DIR
-// (where the session started; it does not follow cd), else the payload's
-// cwd. The result is absolute, or "" when neither is known.
+// ProjectDir is the project folder of a hook call, absolute: where the
+// session started ($CLAUDE_PROJECT_DIR, which does not follow cd), else
+// the payload's cwd; "" when neither is known.
 func ProjectDir(cwd string) string {
-	dir := os.Getenv("CLAUDE_PROJECT_DIR")
-	if dir == "" {
-		dir = cwd
-	}
+	dir := cmp.Or(os.Getenv("CLAUDE_PROJECT_DIR"), cwd)
 	if dir == "" {
 		return ""
 	}
@@ -72,9 +62,9 @@ func ProjectDir(cwd string) string {
 	return abs
 }
 
-// StateDir is where flower keeps state that outlives a session and is no
-// configuration: $XDG_STATE_HOME/flower, else ~/.local/state/flower; ""
-// when neither is known.
+// StateDir is where flower keeps state that outlives a session:
+// $XDG_STATE_HOME/flower, else ~/.local/state/flower; "" when neither is
+// known.
 func StateDir() string {
 	if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
 		return filepath.Join(dir, "flower")

@@ -39,7 +39,7 @@ func benchWorkbench(b *testing.B) string {
 func BenchmarkScan1000(b *testing.B) {
 	w := opened(b, benchWorkbench(b))
 	for b.Loop() {
-		if _, err := w.Scan(DefaultMaxEntries); err != nil {
+		if _, _, err := w.scan(DefaultMaxEntries); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,18 +10,15 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// HeaderBytes is how much of a file Describe looks at. A header that states
-// what a script does sits in its first lines; 4 KB holds a shebang, a licence
-// block and a long docstring, and bounds the cost of indexing a big artifact.
-const HeaderBytes = 4096
-
-// MaxDescription is the longest description in runes. Forty entries of this
-// length plus their paths stay well within the prompt block's cap, and one
-// line is what the index promises.
-const MaxDescription = 120
-
-// ellipsis marks a description cut at MaxDescription.
-const ellipsis = "…"
+const (
+	// HeaderBytes is how much of a file Describe looks at: a shebang, a
+	// licence block and a long docstring.
+	HeaderBytes = 4096
+	// MaxDescription is the longest description in runes: forty of them
+	// stay well within PromptCap.
+	MaxDescription = 120
+	ellipsis       = "…"
+)
 
 // syntax is how a file states what it is.
 type syntax int
@@ -38,11 +35,10 @@ const (
 	notebook        // the first cell of a Jupyter notebook
 )
 
-// hashNames are files named without an extension that take # comments.
+// hashNames take # comments without an extension.
 const hashNames = " makefile gnumakefile dockerfile containerfile rakefile gemfile justfile procfile "
 
-// syntaxes are the kinds of file Describe knows by their lower-case
-// extensions, each between spaces.
+// syntaxes by lower-case extension, each between spaces.
 var syntaxes = []struct {
 	syntax
 	exts string
@@ -57,16 +53,12 @@ var syntaxes = []struct {
 	{notebook, " ipynb "},
 }
 
-// Describe returns the one-line description a file gives of itself in its
-// header, or "" when it gives none: the first comment line (or, for Python,
-// the module docstring) before any code for scripts, the first heading or
-// else the first line for Markdown, the first line for plain text, the
-// <title> for HTML, the first cell for a notebook. The kind of file comes from
-// name's extension, else from a shebang. Shebangs, encoding cookies, editor
-// modelines, build directives, licence lines and comment rules (# ----) are
-// skipped. Only the first HeaderBytes of head are read; a header with a NUL
-// byte or invalid UTF-8 is binary and has no description. The result is one
-// line of printable text of at most MaxDescription runes (see clean).
+// Describe returns the one-line description a file gives of itself in the
+// first HeaderBytes of head, or "" when it gives none (or is binary): a
+// script's first comment or docstring before any code (passing over
+// shebangs, modelines, directives and licences), Markdown's first heading,
+// the first line of text, HTML's <title>, a notebook's first cell. The kind
+// comes from name's extension, else from a shebang.
 func Describe(name string, head []byte) string {
 	if len(head) > HeaderBytes {
 		head = head[:HeaderBytes]
@@ -124,11 +116,8 @@ func describe(k syntax, lines []string, s string) string {
 	return ""
 }
 
-// commentHeader scans the leading lines of a script: blank lines, a shebang
-// and directives are passed over, the first comment with words in it is the
-// description, and the first line of code ends the header. A licence
-// paragraph (from a Copyright or SPDX line to the next blank line or the end
-// of its block comment) is passed over whole.
+// commentHeader returns the first comment with words before any code; a
+// licence, up to a blank line or the end of its block, is passed over.
 func commentHeader(k syntax, lines []string) string {
 	licence := false
 	for i := 0; i < len(lines); i++ {
@@ -182,19 +171,15 @@ const (
 	isLicence
 )
 
-// Comment lines that are not a description: a licence's start, and
-// modelines, encoding cookies and linter directives.
+// Comment lines that are no description.
 var (
 	licenceStarts = []string{"copyright", "(c)", "©", "spdx-license-identifier"}
 	skipStarts    = []string{"vim:", "vi:", "coding:", "coding=", "shellcheck ", "eslint", "prettier-ignore", "@ts-", "@flow", "type:"}
-	// directives are // lines that instruct a tool: //go:build, // +build,
-	// //nolint, //# sourceMappingURL, /// <reference>.
-	directives = []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"}
+	directives    = []string{"//go:", "// +build", "//+build", "//nolint", "//#", "/// <"}
 )
 
-// commentWords returns the text of one comment line and whether it is a
-// description (it has a letter or digit and is no directive), the start of
-// a licence, or neither.
+// commentWords returns one comment line's text and whether it is a
+// description, a licence's start, or neither.
 func commentWords(body string) (string, verdict) {
 	t := strings.TrimSpace(strings.Trim(strings.TrimSpace(body), "=*#~"))
 	l := strings.ToLower(t)
@@ -216,16 +201,14 @@ func hasPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// isPreamble reports a line that may precede the header comment of a
-// C-family file without being code: "use strict" and PHP's opening tag.
+// isPreamble reports a line before a C-family header that is no code.
 func isPreamble(t string) bool {
 	t = strings.TrimSuffix(t, ";")
 	return t == `"use strict"` || t == `'use strict'` || t == "<?php"
 }
 
-// blockComment reads the /* … */ comment opening at lines[i] and returns its
-// first line with words (none if a licence comes first), and the index of
-// the line where it ends.
+// blockComment returns the first line with words of the /* … */ comment
+// opening at lines[i] (none after a licence), and the line where it ends.
 func blockComment(lines []string, i int) (string, int) {
 	t := strings.TrimSpace(lines[i])[2:]
 	licence := false
@@ -248,8 +231,8 @@ func blockComment(lines []string, i int) (string, int) {
 	}
 }
 
-// docstringStart returns where the quotes of a Python string literal begin
-// on line t (after an optional r/u/b prefix), or -1 when t starts no string.
+// docstringStart returns where a Python string literal's quotes begin on
+// line t (after an r/u/b prefix), or -1.
 func docstringStart(t string) int {
 	i := 0
 	for i < len(t) && i < 2 && strings.ContainsRune("rRuUbB", rune(t[i])) {
@@ -262,8 +245,7 @@ func docstringStart(t string) int {
 }
 
 // docstring returns the first line with words of the string literal that
-// starts lines[0]: a triple-quoted one may span lines, a single-quoted one
-// ends on its line.
+// starts lines[0].
 func docstring(lines []string) string {
 	t := strings.TrimSpace(lines[0])
 	t = t[docstringStart(t):]
@@ -302,8 +284,8 @@ func docstring(lines []string) string {
 	return body
 }
 
-// markdownHeader returns the first ATX heading, else the first non-empty
-// line, passing over YAML front matter and HTML comments.
+// markdownHeader returns the first ATX heading, else the first line with
+// words, passing over front matter and HTML comments.
 func markdownHeader(lines []string) string {
 	first := ""
 	inFront := len(lines) > 0 && strings.TrimSpace(lines[0]) == "---"
@@ -358,21 +340,17 @@ func htmlTitle(s string) string {
 	return s[start : start+end]
 }
 
-// notebookHeader describes a Jupyter notebook by its first non-empty cell: a
-// Markdown cell by its heading, a code cell by its comment header. gjson reads
-// the header even when HeaderBytes cut the JSON short.
+// notebookHeader describes a notebook by its first non-empty cell; gjson
+// reads it even when HeaderBytes cut the JSON short.
 func notebookHeader(s string) string {
 	for _, cell := range gjson.Get(s, "cells").Array() {
 		src := cell.Get("source")
-		var body string
+		body := src.String()
 		if src.IsArray() {
-			var b strings.Builder
+			body = ""
 			for _, part := range src.Array() {
-				b.WriteString(part.String())
+				body += part.String()
 			}
-			body = b.String()
-		} else {
-			body = src.String()
 		}
 		if strings.TrimSpace(body) == "" {
 			continue
@@ -390,12 +368,10 @@ func hasWord(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
-// clean makes s one line of printable text: whitespace runs (newlines
-// too) become one space, other unprintable runes go (control characters
-// and Unicode format characters: bidi overrides, zero-width marks, tag
-// characters), '<' and '>' become '‹' and '›' so that no description reads
-// as a tag to the model, and it is cut to MaxDescription runes. It stops
-// reading once it has more than it can keep.
+// clean makes s one line of printable text of at most MaxDescription runes:
+// whitespace runs become one space, unprintable runes (bidi overrides,
+// zero-width marks) go, and '<' and '>' become '‹' and '›' so that no
+// description reads as a tag.
 func clean(s string) string {
 	out := make([]rune, 0, MaxDescription+1)
 	space := false
@@ -423,8 +399,7 @@ func clean(s string) string {
 	return string(out)
 }
 
-// trimPartialRune drops an incomplete UTF-8 sequence that a cut at
-// HeaderBytes left at the end of b.
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
 func trimPartialRune(b []byte) []byte {
 	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
 		if utf8.RuneStart(b[len(b)-i]) {

@@ -166,7 +166,7 @@ func opened(t testing.TB, root string) *Workbench {
 // scan is a full scan of the workbench at root.
 func scan(t testing.TB, root string, limit int) *Index {
 	t.Helper()
-	ix, err := opened(t, root).Scan(limit)
+	ix, _, err := opened(t, root).scan(limit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestScanHostile(t *testing.T) {
 	put(t, root, "scripts/line\nbreak.sh", "# ok\n", 3)
 
 	start := time.Now()
-	ix, err := w.Scan(DefaultMaxEntries)
+	ix, _, err := w.scan(DefaultMaxEntries)
 	if err != nil {
 		t.Fatal(err)
 	}

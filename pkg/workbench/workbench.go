@@ -1,9 +1,7 @@
-// Package workbench is the workbench of layer two: the folder (.flower/ by
-// default) that outlives the conversation, opened as a handle no name under
-// it can lead out of, the index of its scripts/ and artifacts/ kept in
-// INDEX.md, and the prompt blocks that tell a model where it is and how to
-// use it. docs/REFERENCE.md ("Layer two") and docs/SECURITY.md say what it
-// holds and what it refuses.
+// Package workbench is the folder of layer two (.flower/ by default) that
+// outlives the conversation: opened as a handle no name under it can lead out
+// of, its index kept in INDEX.md, and the prompt blocks that show it to a
+// model (docs/REFERENCE.md, "Layer two"; docs/SECURITY.md).
 package workbench
 
 import (
@@ -26,23 +24,20 @@ const (
 	ArtifactsDir = "artifacts"
 	SpillDir     = "spill"
 	IndexFile    = "INDEX.md"
-	// StateDir holds index-guard's bookkeeping: what each session was last
-	// shown, and the record that spares a rescan. Hidden, so that nothing
-	// lists it; in the workbench, so that it goes where the workbench goes.
+	// StateDir holds index-guard's bookkeeping: hidden, and going where the
+	// workbench goes.
 	StateDir      = ".state"
 	gitignoreFile = ".gitignore"
 )
 
-// DirPerm and FilePerm are the modes of what the workbench creates: spilled
-// tool output and artifacts may hold anything a tool printed.
+// DirPerm and FilePerm are private: spills may hold anything a tool printed.
 const (
 	DirPerm  = 0o700
 	FilePerm = 0o600
 )
 
-// gitignore is the .gitignore a workbench gets when flower creates it, or
-// when index-guard finds it without one: scripts/ and artifacts/ travel
-// with the project, what is regenerated or per-machine does not.
+// gitignore is what a workbench gets when flower creates it, or when
+// index-guard finds it without one.
 const gitignore = `# Written by flower on creating the workbench; edit freely, it is never replaced.
 # scripts/ and artifacts/ travel with the project; these do not.
 /INDEX.md
@@ -50,24 +45,22 @@ const gitignore = `# Written by flower on creating the workbench; edit freely, i
 /.state/
 `
 
-// Workbench is an open workbench: a handle on its root folder (an os.Root)
-// through which every file of it is read and written, so that no name under
-// it, committed or swapped in while a hook runs, leads outside.
+// Workbench is an open workbench: every file of it is read and written
+// through an os.Root, so that no name under it, committed or swapped in
+// while a hook runs, leads outside.
 type Workbench struct {
 	Path string // absolute, as given to Open
 	root *os.Root
 }
 
-// ErrSymlink marks a workbench, or a folder or file of one, that is a
-// symlink. A repository can commit `.flower -> ../elsewhere`: following it
-// would put INDEX.md, state and spilled tool output wherever it points.
+// ErrSymlink marks a workbench, or a part of one, that is a symlink: a
+// repository can commit `.flower -> ../elsewhere`.
 var ErrSymlink = errors.New("is a symlink; flower does not follow a symlink inside a project " +
 	"(name the real folder with --workbench or FLOWER_WORKBENCH)")
 
 // Open opens the workbench at path, which must exist and be a folder, not a
-// symlink (the errors satisfy errors.Is with fs.ErrNotExist and ErrSymlink).
-// The folders above it are followed: they are the project the user started
-// Claude Code in, or the folder the user named.
+// symlink (errors.Is fs.ErrNotExist, ErrSymlink). The folders above it are
+// the user's choice, and followed.
 func Open(path string) (*Workbench, error) {
 	r, err := OpenFolder("workbench", path)
 	if err != nil {
@@ -77,8 +70,7 @@ func Open(path string) (*Workbench, error) {
 }
 
 // OpenFolder opens the folder at path, which must exist and not be a
-// symlink, as a handle no name under which leads outside; what names it
-// in an error ("workbench").
+// symlink, as an os.Root; what names it in an error.
 func OpenFolder(what, path string) (*os.Root, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -99,17 +91,15 @@ func OpenFolder(what, path string) (*os.Root, error) {
 	return r, nil
 }
 
-// Make opens the workbench at path, creating it (and the folders above it)
-// if it does not exist. One Make creates gets the .gitignore; one that
-// existed keeps what it has, so Make adds no file to a folder the user made.
+// Make opens the workbench at path, creating it and the folders above it if
+// need be. Only one Make creates gets the .gitignore.
 func Make(path string) (*Workbench, error) {
 	_, err := os.Lstat(path)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(path, DirPerm); err != nil {
 		return nil, err
 	}
-	// Checked after the mkdir: a symlink planted before it or in its place
-	// is refused by Open, not followed.
+	// Open, after the mkdir, refuses a symlink planted in its place.
 	w, err := Open(path)
 	if err != nil {
 		return nil, err
@@ -126,8 +116,7 @@ func Make(path string) (*Workbench, error) {
 // Close releases the handle.
 func (w *Workbench) Close() error { return w.root.Close() }
 
-// kindError says why fi is not what a workbench may hold there: a folder
-// (dir) or a regular file. A symlink is named as such.
+// kindError says why fi is not a folder (dir) or a regular file.
 func kindError(what string, fi fs.FileInfo, dir bool) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -141,8 +130,7 @@ func kindError(what string, fi fs.FileInfo, dir bool) error {
 }
 
 // Check refuses the workbench if one of the named entries exists and is
-// not what the layout says: a folder for the four folders, a regular file
-// for anything else.
+// not a folder (the four folders) or a regular file (anything else).
 func (w *Workbench) Check(names ...string) error {
 	for _, name := range names {
 		fi, err := w.root.Lstat(name)
@@ -160,9 +148,8 @@ func (w *Workbench) Check(names ...string) error {
 	return nil
 }
 
-// Folder creates the folder name under the root if it is missing, and
-// refuses it when it is a symlink or not a folder (checked after the mkdir,
-// so what passes is what is there). A folder that existed keeps its mode.
+// Folder creates the folder name if it is missing, and refuses it (checked
+// after the mkdir) when it is a symlink or not a folder.
 func (w *Workbench) Folder(name string) error {
 	if err := w.root.Mkdir(name, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
@@ -177,9 +164,8 @@ func (w *Workbench) Folder(name string) error {
 // errTooLarge marks a file past the cap it is read up to.
 var errTooLarge = errors.New("larger than flower reads")
 
-// openRegular opens the workbench file name for reading, non-blocking (a
-// FIFO planted under the name cannot hold the hook), and refuses anything
-// but a regular file.
+// openRegular opens the regular file name, non-blocking so that a planted
+// FIFO cannot hold the hook.
 func (w *Workbench) openRegular(name string) (*os.File, fs.FileInfo, error) {
 	f, err := w.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -196,8 +182,7 @@ func (w *Workbench) openRegular(name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// read returns the content of the regular workbench file name, at most
-// limit bytes: a larger file is an error, not read further.
+// read returns the regular file name; one over limit bytes is an error.
 func (w *Workbench) read(name string, limit int64) ([]byte, error) {
 	f, fi, err := w.openRegular(name)
 	if err != nil {
@@ -215,9 +200,8 @@ func (w *Workbench) read(name string, limit int64) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// write puts data at name whole (package atomicfile): replacing what is
-// there, or failing with fs.ErrExist when !replace. No fsync: what the
-// workbench writes itself is regenerated from scripts/ and artifacts/.
+// write puts data at name whole, or fails with fs.ErrExist when !replace.
+// No fsync: what the workbench writes itself can be regenerated.
 func (w *Workbench) write(name string, data []byte, replace bool) error {
 	fill := func(f io.Writer) error { _, err := f.Write(data); return err }
 	if replace {
@@ -226,8 +210,7 @@ func (w *Workbench) write(name string, data []byte, replace bool) error {
 	return atomicfile.Create(w.root, filepath.Dir(name), name, FilePerm, false, fill)
 }
 
-// ensureGitignore writes the workbench's .gitignore unless there is one
-// (or anything else by that name): the user's own is never replaced.
+// ensureGitignore writes the .gitignore unless anything has that name.
 func (w *Workbench) ensureGitignore() error {
 	if _, err := w.root.Lstat(gitignoreFile); err == nil {
 		return nil
@@ -238,17 +221,15 @@ func (w *Workbench) ensureGitignore() error {
 	return nil
 }
 
-// stateCap bounds a state file: a session's shown index and the scan
-// record hold at most a few hundred entries of a few KB each.
+// stateCap bounds a state file: at most a few hundred entries of a few KB.
 const stateCap = 4 << 20
 
-// ReadState returns the content of the state file name, as read reads it.
+// ReadState returns the state file name.
 func (w *Workbench) ReadState(name string) ([]byte, error) {
 	return w.read(filepath.Join(StateDir, name), stateCap)
 }
 
-// WriteState replaces the state file name whole, creating StateDir if need
-// be.
+// WriteState replaces the state file name whole.
 func (w *Workbench) WriteState(name string, data []byte) error {
 	if err := w.Folder(StateDir); err != nil {
 		return err
@@ -270,18 +251,17 @@ func (w *Workbench) RemoveState(name string) error {
 	return w.root.Remove(filepath.Join(StateDir, name))
 }
 
-// Indexed reports whether path lies under scripts/ or artifacts/ of the
-// workbench at root (see Within): a write there changes the index.
+// Indexed reports whether path lies under the scripts/ or artifacts/ of the
+// workbench at root.
 func Indexed(root, path string) bool {
 	rel, ok := Within(root, path)
 	first, rest, _ := strings.Cut(filepath.ToSlash(rel), "/")
 	return ok && rest != "" && (first == ScriptsDir || first == ArtifactsDir)
 }
 
-// Within reports whether path (absolute, or relative to the current
-// directory) lies strictly inside dir once both are resolved (Resolve),
-// and returns it relative to dir: a symlink can make a path outside look
-// inside and the reverse.
+// Within reports whether path lies strictly inside dir once both are
+// resolved (a symlink can make a path outside look inside and the reverse),
+// and returns it relative to dir.
 func Within(dir, path string) (string, bool) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -298,9 +278,8 @@ func Within(dir, path string) (string, bool) {
 	return rel, true
 }
 
-// Resolve returns the absolute, clean path with its symlinks resolved as
-// far as it exists: the rest is joined to its nearest existing ancestor,
-// found in one walk down from the root (one lookup a component).
+// Resolve returns path with its symlinks resolved as far as it exists: the
+// rest is joined to its nearest existing ancestor.
 func Resolve(path string) string {
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		return r
