@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/spill"
 )
 
@@ -37,8 +38,9 @@ func Estimate(tool, toolUseID, resp, root string, threshold, head int) ([]Estima
 			out = append(out, Estimated{Chars: file.Chars, Text: file.Text()})
 		}
 	}
-	if len(out) > 0 {
-		if err := repeatedKey(resp); err != nil {
+	// A key given twice: the hook's payload check refuses it.
+	if len(out) > 0 && strings.HasPrefix(resp, "{") {
+		if err := jsoncheck.Check(resp, len(resp)); err != nil {
 			return nil, err
 		}
 	}

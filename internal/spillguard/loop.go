@@ -12,24 +12,27 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
-	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // readsSpill reports whether the call read a spill file back: a Read whose
-// file_path lies in the spill folder dir, or a Bash glance whose words may
-// name a file there. Spilling that would answer the pointer's "use Read"
-// with another pointer, a loop the model escapes a few lines at a time.
-func readsSpill(p *hook.Payload, g *ephemeral.Glances, tool, root, dir string) bool {
+// file_path lies in the spill folder, or a Bash glance whose words may name
+// a file there. Spilling that would answer the pointer's "use Read" with
+// another pointer, a loop the model escapes a few lines at a time.
+func (g *guard) readsSpill(tool, root string) bool {
+	glances, err := ephemeral.NewGlances(g.cfg.Extras())
+	config.Warn(g.c, err)
+	dir, cwd := spill.Dir(root), g.p.Cwd()
 	switch tool {
 	case "Read":
-		path, ok, err := p.ToolInputString("file_path")
-		return err == nil && ok && path != "" && spill.Holds(dir, inBase(p.Cwd(), path))
+		path, ok, err := g.p.ToolInputString("file_path")
+		return err == nil && ok && path != "" && within(dir, inBase(cwd, path))
 	case "Bash":
-		cmd, ok, err := p.ToolInputString("command")
-		return err == nil && ok && g.IsEphemeral(cmd) && namesSpillFile(cmd, p.Cwd(), root, dir)
+		cmd, ok, err := g.p.ToolInputString("command")
+		return err == nil && ok && glances.IsEphemeral(cmd) && namesSpillFile(cmd, cwd, root, dir)
 	}
 	return false
 }
@@ -203,17 +206,23 @@ func (l *looker) file(path string) bool {
 		return true
 	}
 	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode()&fs.ModeSymlink != 0 && spill.Holds(l.dir, path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0 && within(l.dir, path)
 }
 
 // folderHolds reports whether folder is dir or lies inside it.
 func (l *looker) folderHolds(folder string) bool {
 	h, ok := l.holds[folder]
 	if !ok {
-		h = spill.Holds(l.dir, filepath.Join(folder, "name"))
+		h = within(l.dir, filepath.Join(folder, "name"))
 		l.holds[folder] = h
 	}
 	return h
+}
+
+// within reports whether path lies strictly inside dir, symlinks resolved.
+func within(dir, path string) bool {
+	_, ok := workbench.Within(dir, path)
+	return ok
 }
 
 // inBase is path taken from base, when it is relative and there is a base.
