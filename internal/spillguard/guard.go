@@ -23,6 +23,7 @@ import (
 	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/spill"
+	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
 const name = "spill-guard"
@@ -238,13 +239,17 @@ func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int)
 	if size.Type == gjson.Number {
 		reported = fmt.Sprintf("%d bytes", size.Int())
 	}
-	f, fi, err := openRegular(path)
+	f, err := transcript.Open(path)
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+		defer f.Close()
+	}
 	if err != nil {
 		s.note = fmt.Sprintf("This is only the part of the output that reached the hook: "+
 			"Claude Code's copy of the whole output (%s) could not be read: %v.", reported, err)
 		return overText(s.raw, threshold), nil
 	}
-	defer f.Close()
 	s.file = path
 	if size.Type == gjson.Number && size.Int() != fi.Size() {
 		s.note = fmt.Sprintf("Claude Code reported %s of output; its copy held %d bytes.", reported, fi.Size())
@@ -322,7 +327,7 @@ func (s spillable) fill(ctx context.Context, w io.Writer) error {
 	if s.file == "" {
 		return writeText(w, s.raw)
 	}
-	f, _, err := openRegular(s.file)
+	f, err := transcript.Open(s.file)
 	if err != nil {
 		return fmt.Errorf("reading Claude Code's copy of the output: %v", err)
 	}

@@ -2,13 +2,11 @@ package spillguard
 
 import (
 	"cmp"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -231,23 +229,4 @@ func inBase(base, path string) string {
 		return path
 	}
 	return filepath.Join(base, path)
-}
-
-// openRegular opens path for reading, not blocking on a FIFO planted
-// there, and checks it is a regular file.
-func openRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, fi, nil
 }

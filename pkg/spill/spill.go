@@ -204,10 +204,6 @@ func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) er
 	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, f.Path, maxTries)
 }
 
-// RemoveStale removes what killed writers left in the folder
-// (atomicfile.RemoveStale).
-func (f *Folder) RemoveStale() { atomicfile.RemoveStale(f.root, TmpDir) }
-
 // sanitize turns hint into a file name: letters, digits, '.', '_' and '-'
 // are kept, every other byte becomes '_', a leading dot is dropped so the
 // file is not hidden, and the result is capped at maxNameBytes.
@@ -223,15 +219,6 @@ func sanitize(hint string) string {
 		return "spill"
 	}
 	return s[:min(len(s), maxNameBytes)]
-}
-
-// Holds reports whether path (absolute, or relative to the current
-// directory) names something inside the spill folder dir, with symlinks
-// resolved (workbench.Within). A read of such a file must never be spilled
-// again: the pointer's "use Read" would loop.
-func Holds(dir, path string) bool {
-	_, ok := workbench.Within(dir, path)
-	return ok
 }
 
 // Counter passes what is written through it to a writer, counting

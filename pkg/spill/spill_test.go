@@ -318,35 +318,6 @@ func TestIgnoreRule(t *testing.T) {
 	}
 }
 
-func TestHolds(t *testing.T) {
-	root := t.TempDir()
-	dir := Dir(root)
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o600)
-	os.Symlink(dir, filepath.Join(root, "link"))
-	os.Symlink(filepath.Join(dir, "a.txt"), filepath.Join(root, "a-link.txt"))
-	tests := []struct {
-		path string
-		want bool
-	}{
-		{filepath.Join(dir, "a.txt"), true},
-		{filepath.Join(dir, "missing.txt"), true},
-		{filepath.Join(dir, "sub", "..", "a.txt"), true},
-		{filepath.Join(root, "link", "a.txt"), true},
-		{filepath.Join(root, "a-link.txt"), true},
-		{dir, false},
-		{filepath.Join(dir, ".."), false},
-		{filepath.Join(dir, "..", "spill2", "a.txt"), false},
-		{filepath.Join(root, "spillx.txt"), false},
-		{"/etc/passwd", false},
-	}
-	for _, tt := range tests {
-		if got := Holds(dir, tt.path); got != tt.want {
-			t.Errorf("Holds(%s) = %v, want %v", strings.TrimPrefix(tt.path, root), got, tt.want)
-		}
-	}
-}
-
 func TestText(t *testing.T) {
 	f := File{Path: "/w/.flower/spill/Bash-t-stdout.txt", Chars: 108894, Lines: 20000, Head: "1\n2\n"}
 	want := "[Spilled to a file to keep it out of context: 108894 characters, 20000 lines, in full at /w/.flower/spill/Bash-t-stdout.txt. " +
