@@ -130,8 +130,8 @@ func openCapture(d *spill.Folder, m Marked) (*os.File, int64, string, error) {
 	}
 	// The script creates the file with the shell's umask; spilled output
 	// is the owner's alone.
-	if fi.Mode().Perm() != spill.FilePerm {
-		f.Chmod(spill.FilePerm)
+	if fi.Mode().Perm() != workbench.FilePerm {
+		f.Chmod(workbench.FilePerm)
 	}
 	return f, fi.Size(), rel, nil
 }
@@ -281,7 +281,7 @@ func prune(d *spill.Folder, now time.Time) {
 		err = r.Chtimes(pruneStamp, now, now)
 	case errors.Is(err, fs.ErrNotExist):
 		var f *os.File
-		if f, err = r.OpenFile(pruneStamp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, spill.FilePerm); err == nil {
+		if f, err = r.OpenFile(pruneStamp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, workbench.FilePerm); err == nil {
 			f.Close()
 		}
 	}

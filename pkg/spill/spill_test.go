@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 func TestCounter(t *testing.T) {
@@ -109,8 +111,8 @@ func TestWriteNeverOverwrites(t *testing.T) {
 			t.Fatalf("write %d: file holds %q (%v), want %q", i, got, err, text)
 		}
 		fi, err := os.Stat(f.Path)
-		if err != nil || fi.Mode().Perm() != FilePerm {
-			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, FilePerm)
+		if err != nil || fi.Mode().Perm() != workbench.FilePerm {
+			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, workbench.FilePerm)
 		}
 	}
 	want := []string{"Bash-t1-stdout.txt", "Bash-t1-stdout-2.txt", "Bash-t1-stdout-3.txt"}
@@ -204,8 +206,8 @@ func TestOpen(t *testing.T) {
 		dir := Dir(filepath.Join(t.TempDir(), "new", ".flower"))
 		open(t, dir)
 		fi, err := os.Stat(dir)
-		if err != nil || fi.Mode().Perm() != DirPerm {
-			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, DirPerm)
+		if err != nil || fi.Mode().Perm() != workbench.DirPerm {
+			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, workbench.DirPerm)
 		}
 	})
 	t.Run("keeps the mode of a folder it did not make", func(t *testing.T) {
