@@ -217,8 +217,8 @@ func overThreshold(tool, resp, cwd string, threshold int) ([]spillable, error) {
 }
 
 // overText reports whether the string token raw holds more than threshold
-// characters, decoding it only when its length leaves the answer open: a
-// character takes at most 12 bytes, a surrogate pair as two \u escapes.
+// characters, decoding it only when its length leaves that open (a
+// character takes at most 12 bytes, as two \u escapes).
 func overText(raw string, threshold int) bool {
 	if len(raw)-2 > 12*threshold {
 		return true
@@ -229,8 +229,8 @@ func overText(raw string, threshold int) bool {
 }
 
 // fromCopy points s at Claude Code's copy of the output, path, and reports
-// whether the whole output is over the threshold. When the copy cannot be
-// read, s keeps the cut stdout and a note saying so.
+// whether it is over the threshold; an unreadable copy leaves s the cut
+// stdout and a note.
 func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int) (bool, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
@@ -338,8 +338,7 @@ func (s spillable) fill(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
-// stopWriter fails once its context is done: a signal stops the copy at its
-// next write.
+// stopWriter fails once its context is done: a signal stops the copy.
 type stopWriter struct {
 	ctx context.Context
 	w   io.Writer
@@ -381,8 +380,8 @@ func nowhere(w io.Writer) bool {
 	return err == nil && os.SameFile(fi, null)
 }
 
-// hint names a spill file: the tool, the tool_use_id (unique per call, so
-// parallel calls never pick the same name) and the field.
+// hint names a spill file by tool, tool_use_id (unique: parallel calls
+// never clash) and field.
 func hint(tool, toolUseID string, keys []string) string {
 	field := "output"
 	if len(keys) > 0 {
