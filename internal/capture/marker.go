@@ -6,10 +6,9 @@ import (
 	"time"
 )
 
-// The marker is the line the script prints in place of a call's output: what
-// the model sees when spill-guard does not run and, for a failed call, in
-// the tool result itself (no hook may replace that), so it says where the
-// output is. capture.bash prints the same words; a test holds them equal.
+// The marker stands for a call's output where no view replaces it (a failed
+// call's result), so it says where the output is; capture.bash prints the
+// same words, which a test holds equal.
 const (
 	markerStart = "[flower: the whole output of this command is in "
 	markerEnd   = "]"
@@ -18,10 +17,9 @@ const (
 // Marker is the line the script prints for the capture file path.
 func Marker(path string) string { return markerStart + path + markerEnd }
 
-// Find returns the capture file named by a marker on the first line of a
-// Bash result, or on its second line after one line of Claude Code's own
-// (the "Exit code N" of a failed call), which comes back as before; rest is
-// what follows the marker line. The path must be absolute and clean.
+// Find returns the absolute, clean path a marker names on the first line
+// of text, or on the second after one of Claude Code's ("Exit code N",
+// returned as before); rest follows the marker line.
 func Find(text string) (path, before, rest string, ok bool) {
 	line, rest, _ := strings.Cut(text, "\n")
 	if !strings.HasPrefix(line, markerStart) {
@@ -36,9 +34,8 @@ func Find(text string) (path, before, rest string, ok bool) {
 	return path, before, rest, true
 }
 
-// A capture file is named capture-<local time>-<session id>-<pid>-<random>.txt
-// (capture.bash): names sort by time, and the session id ties the file to
-// the session spill-guard is called for.
+// A capture file is capture-<local time>-<session id>-<pid>-<random>.txt
+// (capture.bash): sorted by time, and tied to its session.
 const (
 	namePrefix  = "capture-"
 	nameSuffix  = ".txt"

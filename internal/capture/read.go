@@ -11,13 +11,11 @@ import (
 	"github.com/flowerhooks/flower/pkg/spill"
 )
 
-// countCap bounds how much of a capture file is counted: 64 MiB takes well
-// under a second, and spill-guard runs under a 30 s timeout. A larger file
-// is pointed to with the counts of its first 64 MiB and its size.
+// countCap bounds how much of a capture file is counted: well under a
+// second, within spill-guard's 30 s timeout.
 const countCap = 64 << 20
 
-// headScan is how much of a file is read at least for the head, which is
-// looked for past blank lines Claude Code would drop.
+// headScan is read at least for the head, past blank lines Claude Code drops.
 const headScan = 64 << 10
 
 // output is what a capture file holds, as far as the views need it.
@@ -30,10 +28,9 @@ type output struct {
 	tail    string
 }
 
-// readOutput reads f, a capture file of size bytes. When its output,
-// trimmed as Claude Code trims a Bash result, has at most wholeMax
-// characters, it is kept whole; else its first head and last tail
-// characters are. The file is counted in one pass.
+// readOutput reads and counts f in one pass: whole when, trimmed as Claude
+// Code trims a Bash result, it has at most wholeMax characters, else its
+// first head and last tail characters.
 func readOutput(f *os.File, size int64, wholeMax, head, tail int) (output, error) {
 	first := make([]byte, max(headScan, utf8.UTFMax*wholeMax))
 	n, err := io.ReadFull(f, first)
@@ -106,9 +103,8 @@ func firstChars(s string, n int) string {
 	return s
 }
 
-// lastLines is at most the last n characters of s, from the start of a
-// line when they hold one: a tail read from a line cut in the middle reads
-// as garbage (the "67" of "19867").
+// lastLines is at most the last n characters of s, from a line's start when
+// they hold one: a line cut in the middle reads as garbage ("67" of "19867").
 func lastLines(s string, n int) string {
 	i := len(s)
 	for ; n > 0 && i > 0; n-- {
@@ -123,10 +119,8 @@ func lastLines(s string, n int) string {
 	return s[i:]
 }
 
-// Claude Code 2.1.328 trims a Bash result before the model sees it, as
-// o.replace(/^(\s*\n)+/, "").trimEnd(): blank lines at the start go, and
-// whitespace at the end. The views trim what they show the same way, so a
-// captured output reads as the uncaptured one would.
+// trimOutput trims as Claude Code 2.1.328 trims a Bash result,
+// o.replace(/^(\s*\n)+/, "").trimEnd(), so a captured output reads alike.
 func trimOutput(s string) string { return trimTrailing(trimLeading(s)) }
 
 // trimLeading drops the lines at the start of s that hold only whitespace.
@@ -153,10 +147,8 @@ func jsSpace(r rune) bool {
 	return r >= '\u2000' && r <= '\u200a'
 }
 
-// Claude Code 2.1.328 shows the model an image when a Bash result is a
-// data: URL of one (isImage: /^data:image\/[a-z0-9.+_-]+;base64,/i on the
-// output), up to 20 MiB. A captured one is shown the same way. Compiled on
-// a marker's call only.
+// Claude Code 2.1.328 shows a Bash result that is an image's data: URL, up
+// to 20 MiB, as the image; so is a captured one. Compiled on a marker's call.
 var imageURL = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^data:image/[a-z0-9.+_-]+;base64,`)
 })

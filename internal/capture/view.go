@@ -25,9 +25,8 @@ type Options struct {
 	Whole     bool // the call reads a spill file back: a pointer would loop
 }
 
-// Claude Code 2.1.328 keeps at most 30,000 characters of a Bash result and
-// shows a 2,000-character preview of a longer one: with Options.Whole, the
-// view shows as much.
+// Claude Code 2.1.328 keeps 30,000 characters of a Bash result and previews
+// 2,000 of a longer one: with Options.Whole, the view shows as much.
 const (
 	bashResultMax = 30000
 	bashPreview   = 2000
@@ -45,11 +44,10 @@ type Marked struct {
 	running bool   // the call moved to the background and goes on writing the file
 }
 
-// Detect finds the marker in a Bash call's result: on the first line of
-// stdout in resp (tool_response as written), on PostToolUse, or after
-// Claude Code's "Exit code N" line in failure (the payload's error), on
-// PostToolUseFailure. A result without the marker's words, which JSON
-// writes as they are, is passed over unread.
+// Detect finds the marker in a Bash call's result: first in stdout of resp
+// (tool_response as written) on PostToolUse, after Claude Code's "Exit code
+// N" line in failure on PostToolUseFailure. A resp without the marker's
+// words (JSON writes them as they are) is not parsed.
 func Detect(event, tool, resp, failure, session string) (m Marked, ok bool) {
 	var text gjson.Result
 	switch {
@@ -70,13 +68,11 @@ func Detect(event, tool, resp, failure, session string) (m Marked, ok bool) {
 	return m, ok && (m.failed || m.before == "")
 }
 
-// Show reads the capture file m names and writes to w the hook output that
-// shows it: for a success, tool_response with stdout replaced by the view;
-// for a failure, an additionalContext. The file must be a capture file of
-// m's session directly in the spill folder dir, which must exist (a marker
-// never makes spill-guard create a workbench); else the error says so and
-// the model gets the result as it came. A file shown whole after a call
-// that has ended is then removed, and old capture files are pruned.
+// Show prints the view of the capture file m names: for a success,
+// tool_response with stdout replaced, for a failure an additionalContext.
+// The file must be a capture file of m's session directly in the spill
+// folder dir, which must exist (a marker never makes a workbench). A file
+// shown whole after its call ended is removed; old ones are pruned.
 func Show(m Marked, dir string, o Options, print func(*hook.Output) error) error {
 	_, err := os.Lstat(dir)
 	var d *spill.Folder
@@ -100,19 +96,17 @@ func Show(m Marked, dir string, o Options, print func(*hook.Output) error) error
 	if err := print(out); err != nil {
 		return fmt.Errorf("writing the view of the captured output: %v", err)
 	}
-	// Until the view is printed the file is all there is of the output;
-	// shown whole, it goes (a failed call's view says so: the marker in its
-	// result still names it).
+	// Only once the view is printed may the file go (a failed call's view
+	// says so: the marker in its result still names it).
 	if whole && !m.running {
 		d.Root().Remove(name)
 	}
 	return nil
 }
 
-// openCapture opens the capture file m names, which must lie directly in
-// the folder (with symlinks resolved: the script may spell the folder
-// another way) and carry a capture file's name for m's session, and returns
-// its size and its name in the folder.
+// openCapture opens the capture file m names, directly in the folder
+// (symlinks resolved) and named for m's session; it returns its size and
+// its name in the folder.
 func openCapture(d *spill.Folder, m Marked) (*os.File, int64, string, error) {
 	rel, ok := workbench.Within(d.Path, m.Path)
 	why := ""
@@ -128,25 +122,23 @@ func openCapture(d *spill.Folder, m Marked) (*os.File, int64, string, error) {
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("cannot read the captured output: %v", err)
 	}
-	// The script creates the file with the shell's umask; spilled output
-	// is the owner's alone.
-	if fi.Mode().Perm() != spill.FilePerm {
-		f.Chmod(spill.FilePerm)
+	// The script creates it with the shell's umask; output is the owner's alone.
+	if fi.Mode().Perm() != workbench.FilePerm {
+		f.Chmod(workbench.FilePerm)
 	}
 	return f, fi.Size(), rel, nil
 }
 
-// view builds the output that shows the capture file f of size bytes, and
-// says whether it holds the whole output.
+// view is the output that shows the capture file f, and whether it holds
+// the whole output.
 func view(f *os.File, size int64, m Marked, o Options) (*hook.Output, bool, error) {
 	if m.failed {
 		c, err := readOutput(f, size, o.Threshold, o.Head, o.Tail)
 		if err != nil {
 			return nil, false, err
 		}
-		// The view goes to the model as additionalContext and to the person
-		// as a systemMessage: the tool result, which no hook replaces after
-		// a failure, shows them only the marker line.
+		// No hook replaces a failed result: the view goes to the model and
+		// the person beside it.
 		text := failureText(c, m)
 		return hook.NewOutput("PostToolUseFailure").Set("additionalContext", text).SystemMessage(text), c.isWhole, nil
 	}
@@ -212,10 +204,9 @@ func countNote(c output) string {
 	return fmt.Sprintf("The counts are of its first %d MiB; it holds %d bytes.", countCap>>20, c.size)
 }
 
-// failureText is a failed call's additionalContext: what failed, and the
-// whole output, or the pointer, its head and its tail. Claude Code sends it
-// as a system message, so the output, the repository's text, is fenced as
-// data.
+// failureText is a failed call's additionalContext: what failed, then the
+// whole output or the pointer, head and tail, fenced as data (Claude Code
+// sends it as a system message).
 func failureText(c output, m Marked) string {
 	var b strings.Builder
 	b.WriteString("The command failed")
@@ -223,15 +214,15 @@ func failureText(c output, m Marked) string {
 		b.WriteString(" (" + m.before + ")")
 	}
 	b.WriteString(". ")
+	removed := ""
+	if !m.running {
+		removed = " (its file is removed)"
+	}
 	switch {
-	case c.isWhole && c.whole == "" && !m.running:
-		b.WriteString("It printed nothing (its file is removed).")
 	case c.isWhole && c.whole == "":
-		b.WriteString("It printed nothing.")
-	case c.isWhole && !m.running:
-		b.WriteString("Its whole output follows (its file is removed).\n" + workbench.Fence(c.whole))
+		b.WriteString("It printed nothing" + removed + ".")
 	case c.isWhole:
-		b.WriteString("Its whole output follows.\n" + workbench.Fence(c.whole))
+		b.WriteString("Its whole output follows" + removed + ".\n" + workbench.Fence(c.whole))
 	default:
 		f := spill.File{Path: m.Path, Chars: c.file.Chars, Lines: c.file.Lines}
 		f.Note = strings.TrimSpace(countNote(c) + fmt.Sprintf(" Its first %d and last %d characters follow.",
@@ -248,13 +239,12 @@ func failureText(c output, m Marked) string {
 	return b.String()
 }
 
-// MaxAge is how long a capture file is kept after it was last written: one
-// named in a transcript is read back, if at all, within the session or on a
-// resume soon after; a background job still writing one keeps it fresh.
+// MaxAge is how long a capture file is kept after its last write: it is
+// read back, if at all, within the session or a resume soon after.
 const MaxAge = 7 * 24 * time.Hour
 
-// The spill folder, which may hold thousands of files, is listed at most
-// once every pruneEvery, not on every Bash call; pruneStamp's time says when.
+// The spill folder is listed at most once every pruneEvery; pruneStamp's
+// time says when.
 const (
 	pruneEvery = time.Hour
 	pruneStamp = ".capture-pruned"
@@ -264,9 +254,8 @@ const (
 // for MaxAge. Errors are ignored: the next call tries again.
 func prune(d *spill.Folder, now time.Time) {
 	r := d.Root()
-	// Stamped first, so that parallel calls do not all list the folder. A
-	// stamp that is not a regular file (a folder or a link the repository
-	// committed) is removed, not written through, and made anew.
+	// Stamped first, so parallel calls do not all list the folder; a stamp
+	// the repository committed as a folder or link is replaced, not followed.
 	fi, err := r.Lstat(pruneStamp)
 	if err == nil && !fi.Mode().IsRegular() {
 		if r.RemoveAll(pruneStamp) != nil {
@@ -281,7 +270,7 @@ func prune(d *spill.Folder, now time.Time) {
 		err = r.Chtimes(pruneStamp, now, now)
 	case errors.Is(err, fs.ErrNotExist):
 		var f *os.File
-		if f, err = r.OpenFile(pruneStamp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, spill.FilePerm); err == nil {
+		if f, err = r.OpenFile(pruneStamp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, workbench.FilePerm); err == nil {
 			f.Close()
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -18,35 +17,31 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/flowerhooks/flower/internal/capture"
+	"github.com/flowerhooks/flower/pkg/atomicfile"
 	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/decisionlog"
-	"github.com/flowerhooks/flower/pkg/ephemeral"
 	"github.com/flowerhooks/flower/pkg/hook"
-	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/pkg/jsonkind"
 	"github.com/flowerhooks/flower/pkg/spill"
+	"github.com/flowerhooks/flower/pkg/transcript"
 )
 
 const name = "spill-guard"
 
 // DefaultThreshold and DefaultHead are the design's defaults
-// (context-economics, "Layer three: spill on the spot"): a field over 4000
-// characters is spilled, and the model keeps its first 400.
+// (context-economics, "Layer three: spill on the spot").
 const (
 	DefaultThreshold = 4000
 	DefaultHead      = 400
 )
 
-// editTools echo the file contents they wrote in their result; the model is
-// not shown those, so spilling them would only copy files into spill/.
+// editTools echo the files they wrote, which the model is not shown:
+// spilling them would only copy files into spill/.
 var editTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
-// objectTools are the built-in tools the hook is wired for whose
-// tool_response is always an object (claude-code-hooks.md, "tool_response
-// shapes"). Anything else there is malformed input: Claude Code checks a
-// replacement against the tool's output schema and drops one of another type,
-// so spilling it would write a file the model never hears of. MCP tools may
-// answer with a string or an array, and are not listed.
+// objectTools always answer with an object (claude-code-hooks.md,
+// "tool_response shapes"): Claude Code drops a replacement of another type,
+// so anything else is malformed input. MCP tools may answer with anything.
 var objectTools = map[string]bool{"Bash": true, "Read": true, "Grep": true, "Glob": true, "WebFetch": true, "WebSearch": true}
 
 const usage = `Usage: spill-guard [flags] < payload.json
@@ -60,30 +55,23 @@ Wire it on PostToolUse with the matcher "^(Bash|Read|Grep|Glob|WebFetch|WebSearc
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	c := hook.NewCLI(name, usage, stdin, stdout, stderr)
 	defer c.Recover(&code)
-	var o options
-	c.Flags.IntVar(&o.threshold, "threshold", DefaultThreshold, "spill string fields longer than this many characters")
-	c.Flags.IntVar(&o.head, "head", DefaultHead, "characters of a spilled field kept after the pointer")
-	c.Flags.BoolVar(&o.mainOnly, "main-only", false, "spill main-thread results only (by default subagents' too)")
+	g := guard{c: c}
+	c.Flags.IntVar(&g.threshold, "threshold", DefaultThreshold, "spill string fields longer than this many characters")
+	c.Flags.IntVar(&g.head, "head", DefaultHead, "characters of a spilled field kept after the pointer")
+	c.Flags.BoolVar(&g.mainOnly, "main-only", false, "spill main-thread results only (by default subagents' too)")
 	wb := hook.WorkbenchFlag(c.Flags)
 	p, cfg, code, done := config.ForHook(c, args)
 	if done {
 		return code
 	}
 	switch {
-	case o.threshold < 1:
-		return c.Fail(fmt.Errorf("--threshold must be at least 1, got %d", o.threshold))
-	case o.head < 0 || o.head >= o.threshold:
-		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", o.threshold-1, o.head))
+	case g.threshold < 1:
+		return c.Fail(fmt.Errorf("--threshold must be at least 1, got %d", g.threshold))
+	case g.head < 0 || g.head >= g.threshold:
+		return c.Fail(fmt.Errorf("--head must be from 0 to --threshold-1 (%d), got %d", g.threshold-1, g.head))
 	}
-	o.off = !cfg.Enabled(name)
-	// Made only when a Bash command is asked about (readsSpill): most
-	// results are under the threshold.
-	o.glances = sync.OnceValue(func() *ephemeral.Glances {
-		g, err := ephemeral.NewGlances(cfg.Extras())
-		config.Warn(c, err)
-		return g
-	})
-	did, err := run(c, p, o, *wb)
+	g.p, g.cfg, g.wbFlag = p, cfg, *wb
+	did, err := g.run()
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -93,15 +81,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return hook.ExitOK
 }
 
-type options struct {
+// guard is one call of the hook.
+type guard struct {
+	c               *hook.CLI
+	p               *hook.Payload
+	cfg             *config.Config
 	threshold, head int
 	mainOnly        bool
-	glances         func() *ephemeral.Glances // the table readsSpill asks about a Bash command
-	off             bool                      // spill-guard.enabled is false: captured outputs only
+	wbFlag          string
 }
 
-// outcome is what run did, for the decision log: nothing to log when its
-// verdict is "".
+// outcome is what run did, for the decision log: nothing when verdict is "".
 type outcome struct {
 	verdict, reason string
 	sizes           decisionlog.Sizes
@@ -112,76 +102,66 @@ func pass(reason, resp string) outcome {
 }
 
 // run handles the payload and prints the replacement, if any.
-func run(c *hook.CLI, p *hook.Payload, o options, wbFlag string) (outcome, error) {
-	event, tool, cwd, id := p.Event(), p.ToolName(), p.Cwd(), p.Get("tool_use_id").String()
-	resp, _ := p.Member("tool_response") // as written: gjson would decode a string result whole
-	// Shown even with the layer off: the model would otherwise see only the
-	// capture layer's marker.
-	if m, ok := capture.Detect(event, tool, resp, p.Get("error").String(), p.SessionID()); ok {
-		return showCaptured(c, p, m, o, wbFlag, cwd)
+func (g *guard) run() (outcome, error) {
+	event, tool, cwd := g.p.Event(), g.p.ToolName(), g.p.Cwd()
+	resp, _ := g.p.Member("tool_response") // as written: gjson would decode a string result whole
+	// Shown even with the layer off: the model would otherwise see only the marker.
+	if m, ok := capture.Detect(event, tool, resp, g.p.Get("error").String(), g.p.SessionID()); ok {
+		return g.showCaptured(m, cwd)
 	}
-	if event != "PostToolUse" {
+	switch {
+	case event != "PostToolUse":
 		return outcome{}, nil
-	}
-	if o.off {
+	case !g.cfg.Enabled(name):
 		return outcome{"off", "spill-guard.enabled is false", decisionlog.Sizes{}}, nil
-	}
-	if objectTools[tool] && !strings.HasPrefix(resp, "{") {
+	case objectTools[tool] && !strings.HasPrefix(resp, "{"):
 		// Before --main-only: a malformed payload is reported whoever made the call.
 		return outcome{}, fmt.Errorf("tool_response of %s is %s, want an object", tool, jsonkind.Of(gjson.Parse(resp)))
-	}
-	if o.mainOnly && !p.IsMainThread() {
+	case g.mainOnly && !g.p.IsMainThread():
 		return pass("a subagent's result, and main-only is set", resp), nil
 	}
 	if why := keptWhole(tool, resp); why != "" {
 		return pass(why, resp), nil
 	}
-	todo, err := overThreshold(tool, resp, cwd, o.threshold)
+	todo, err := overThreshold(tool, resp, cwd, g.threshold)
 	if err != nil || len(todo) == 0 {
-		return pass(fmt.Sprintf("no field over %d characters", o.threshold), resp), err
+		return pass(fmt.Sprintf("no field over %d characters", g.threshold), resp), err
 	}
-	if err := repeatedKey(resp); err != nil {
-		return outcome{}, err
-	}
-	root, err := hook.WorkbenchRoot(wbFlag, cwd)
+	root, err := hook.WorkbenchRoot(g.wbFlag, cwd)
 	if err != nil {
 		return outcome{}, err
 	}
-	dir := spill.Dir(root)
-	if readsSpill(p, o.glances(), tool, root, dir) {
+	if g.readsSpill(tool, root) {
 		return pass("reads a spill file back", resp), nil
 	}
-	if nowhere(c.Stdout) {
+	if nowhere(g.c.Stdout) {
 		return outcome{}, errNowhere
 	}
-	folder, err := spill.Open(dir)
+	folder, err := spill.Open(spill.Dir(root))
 	if err != nil {
 		return outcome{}, fmt.Errorf("cannot use the spill folder: %v", err)
 	}
 	defer folder.Close()
-	return spillAll(c, folder, tool, id, resp, todo, o)
+	return g.spill(folder, tool, resp, todo)
 }
 
-// showCaptured prints the view of a Bash output the capture layer kept, as
-// the flags say (capture.Options); --main-only does not apply, since the
-// model would otherwise see only the marker. A call that reads a spill file
-// back is shown whole, as any such result is.
-func showCaptured(c *hook.CLI, p *hook.Payload, m capture.Marked, o options, wbFlag, cwd string) (outcome, error) {
-	root, err := hook.WorkbenchRoot(wbFlag, cwd)
+// showCaptured prints the view of a Bash output the capture layer kept;
+// --main-only does not apply, and a read of a spill file is shown whole.
+func (g *guard) showCaptured(m capture.Marked, cwd string) (outcome, error) {
+	root, err := hook.WorkbenchRoot(g.wbFlag, cwd)
 	if err != nil {
 		return outcome{}, err
 	}
-	dir := spill.Dir(root)
 	view := capture.Options{
-		Threshold: o.threshold,
-		Head:      o.head,
-		Tail:      min(2*o.head, o.threshold-o.head),
-		Whole:     readsSpill(p, o.glances(), "Bash", root, dir),
+		Threshold: g.threshold,
+		Head:      g.head,
+		Tail:      min(2*g.head, g.threshold-g.head),
+		Whole:     g.readsSpill("Bash", root),
 	}
-	if nowhere(c.Stdout) {
+	if nowhere(g.c.Stdout) {
 		return outcome{}, errNowhere
 	}
-	if err := capture.Show(m, dir, view, c.Print); err != nil {
+	if err := capture.Show(m, spill.Dir(root), view, g.c.Print); err != nil {
 		return outcome{}, err
 	}
 	return outcome{"capture", "the view of the output the capture layer kept", decisionlog.Sizes{}}, nil
@@ -210,13 +190,18 @@ type spillable struct {
 	note string // one more sentence for the pointer
 }
 
-// overThreshold returns the fields of resp over threshold characters.
+// overThreshold returns the fields of resp over threshold characters. A
+// Bash stdout Claude Code cut (over 30,000 characters) is judged, and
+// spilled, from its copy of the whole, persistedOutputPath.
 func overThreshold(tool, resp, cwd string, threshold int) ([]spillable, error) {
 	var todo []spillable
 	for _, f := range longFields(resp, threshold) {
 		s := spillable{field: f}
-		over, err := false, error(nil)
-		if path := copyOf(tool, f, resp); path != "" {
+		over, err, path := false, error(nil), ""
+		if tool == "Bash" && slices.Equal(f.keys, []string{"stdout"}) {
+			path = gjson.Get(resp, "persistedOutputPath").Str
+		}
+		if path != "" {
 			over, err = s.fromCopy(cwd, path, gjson.Get(resp, "persistedOutputSize"), threshold)
 		} else {
 			over = overText(f.raw, threshold)
@@ -232,8 +217,8 @@ func overThreshold(tool, resp, cwd string, threshold int) ([]spillable, error) {
 }
 
 // overText reports whether the string token raw holds more than threshold
-// characters, decoding it only when its length leaves the answer open: a
-// character takes at most 12 bytes, a surrogate pair as two \u escapes.
+// characters, decoding it only when its length leaves that open (a
+// character takes at most 12 bytes, as two \u escapes).
 func overText(raw string, threshold int) bool {
 	if len(raw)-2 > 12*threshold {
 		return true
@@ -243,19 +228,9 @@ func overText(raw string, threshold int) bool {
 	return c.File("").Chars > int64(threshold)
 }
 
-// copyOf names Claude Code's copy of the whole output when f is the stdout
-// of a Bash result that reached the hook cut, as output over 30,000
-// characters does, with persistedOutputPath naming the copy.
-func copyOf(tool string, f field, resp string) string {
-	if tool != "Bash" || !slices.Equal(f.keys, []string{"stdout"}) {
-		return ""
-	}
-	return gjson.Get(resp, "persistedOutputPath").Str
-}
-
 // fromCopy points s at Claude Code's copy of the output, path, and reports
-// whether the whole output is over the threshold. When the copy cannot be
-// read, s keeps the cut stdout and a note saying so.
+// whether it is over the threshold; an unreadable copy leaves s the cut
+// stdout and a note.
 func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int) (bool, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
@@ -264,13 +239,17 @@ func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int)
 	if size.Type == gjson.Number {
 		reported = fmt.Sprintf("%d bytes", size.Int())
 	}
-	f, fi, err := openRegular(path)
+	f, err := transcript.Open(path)
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+		defer f.Close()
+	}
 	if err != nil {
 		s.note = fmt.Sprintf("This is only the part of the output that reached the hook: "+
 			"Claude Code's copy of the whole output (%s) could not be read: %v.", reported, err)
 		return overText(s.raw, threshold), nil
 	}
-	defer f.Close()
 	s.file = path
 	if size.Type == gjson.Number && size.Int() != fi.Size() {
 		s.note = fmt.Sprintf("Claude Code reported %s of output; its copy held %d bytes.", reported, fi.Size())
@@ -285,42 +264,21 @@ func (s *spillable) fromCopy(cwd, path string, size gjson.Result, threshold int)
 	return utf8.RuneCount(b) > threshold, nil
 }
 
-// repeatedKey refuses a resp whose objects hold a key twice: gjson reads the
-// first, Claude Code's JSON.parse the last, so the field replaced would not
-// be the one the model is shown. hook.ReadPayload checks only the payload's
-// top level and tool_input.
-func repeatedKey(resp string) error {
-	if !strings.HasPrefix(resp, "{") {
-		return nil
-	}
-	var e *jsoncheck.Error
-	if err := jsoncheck.Check(resp, len(resp)); !errors.As(err, &e) || !e.Repeated {
-		return err
-	}
-	path := "tool_response"
-	if e.Path != "" {
-		path += "." + e.Path
-	}
-	return fmt.Errorf("payload field %q has the key %q twice", path, e.Key)
-}
-
-// spillAll writes the spill files of todo and prints the replacement that
-// points at them. A spill file nothing points at would only hold a second
-// copy of an output the model got whole, so every way out but printing the
-// pointer removes the files: an error, a stdout that cannot be written
-// (closed, or a pipe nobody reads), and SIGTERM, SIGINT or SIGHUP (Claude
-// Code's at its timeout or on Esc) during a copy of Claude Code's file.
-func spillAll(c *hook.CLI, folder *spill.Folder, tool, toolUseID, resp string, todo []spillable, o options) (did outcome, err error) {
-	// SIGPIPE on fd 1 would kill the process at the write of the pointer,
-	// after the files were made; ignored, the write fails instead.
+// spill writes the spill files of todo and prints the replacement that
+// points at them. A spill file nothing points at is a useless copy, so every
+// way out but printing the pointer removes them: an error, a stdout that
+// cannot be written, and SIGTERM, SIGINT or SIGHUP (Claude Code's at its
+// timeout or on Esc) during a copy of Claude Code's file.
+func (g *guard) spill(folder *spill.Folder, tool, resp string, todo []spillable) (did outcome, err error) {
+	// SIGPIPE would kill the process at the pointer's write, after the
+	// files were made; ignored, the write fails instead.
 	signal.Ignore(syscall.SIGPIPE)
 	ctx := context.Background()
 	copied := slices.ContainsFunc(todo, func(s spillable) bool { return s.file != "" })
 	if copied {
-		// Claude Code's copy may be of any size. Listening costs the Go
-		// runtime a thread, which a spill of the payload's few milliseconds
-		// does without: a signal then leaves at most a temporary file,
-		// which the next spill removes (RemoveStale).
+		// Only for a copy of any size: listening costs the runtime a thread,
+		// and a signal during a spill of the payload leaves at most a
+		// temporary file, which the next spill removes.
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 		defer stop()
@@ -333,11 +291,11 @@ func spillAll(c *hook.CLI, folder *spill.Folder, tool, toolUseID, resp string, t
 			}
 		}
 	}()
-	folder.RemoveStale()
+	atomicfile.RemoveStale(folder.Root(), spill.TmpDir)
 	updated := make([]byte, 0, len(resp))
 	last := 0
 	for _, s := range todo {
-		f, err := folder.Write(hint(tool, toolUseID, s.keys), o.head, false, func(w io.Writer) error { return s.fill(ctx, w) })
+		f, err := folder.Write(hint(tool, g.p.Get("tool_use_id").String(), s.keys), g.head, false, func(w io.Writer) error { return s.fill(ctx, w) })
 		if err != nil {
 			return did, fmt.Errorf("cannot write the spill file: %v", err)
 		}
@@ -356,10 +314,10 @@ func spillAll(c *hook.CLI, folder *spill.Folder, tool, toolUseID, resp string, t
 	if ctx.Err() != nil {
 		return did, errors.New("stopped by a signal")
 	}
-	if err := c.Print(hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)); err != nil {
+	if err := g.c.Print(hook.NewOutput("PostToolUse").SetRaw("updatedToolOutput", updated)); err != nil {
 		return did, fmt.Errorf("writing the pointer: %v", err)
 	}
-	did.verdict, did.reason = "spill", fmt.Sprintf("%d field(s) over %d characters", len(todo), o.threshold)
+	did.verdict, did.reason = "spill", fmt.Sprintf("%d field(s) over %d characters", len(todo), g.threshold)
 	did.sizes.Result, did.sizes.Files = len(resp), len(written)
 	return did, nil
 }
@@ -369,7 +327,7 @@ func (s spillable) fill(ctx context.Context, w io.Writer) error {
 	if s.file == "" {
 		return writeText(w, s.raw)
 	}
-	f, _, err := openRegular(s.file)
+	f, err := transcript.Open(s.file)
 	if err != nil {
 		return fmt.Errorf("reading Claude Code's copy of the output: %v", err)
 	}
@@ -380,8 +338,7 @@ func (s spillable) fill(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
-// stopWriter fails once its context is done: a signal stops the copy at its
-// next write.
+// stopWriter fails once its context is done: a signal stops the copy.
 type stopWriter struct {
 	ctx context.Context
 	w   io.Writer
@@ -395,12 +352,9 @@ func (s stopWriter) Write(b []byte) (int, error) {
 }
 
 // dropPersisted removes persistedOutputPath and persistedOutputSize from a
-// Bash result spilled from Claude Code's copy, the one field change beyond
-// the spilled ones: with them Claude Code 2.1.328 wraps stdout in its own
-// "Output too large … Full output saved to <its copy>" header, a second path
-// to the same output (959 characters shown instead of 665 for seq 1 20000,
-// tests/e2e TestLayer3SubagentSeqSpilled); both are optional in the Bash
-// output schema.
+// Bash result spilled from Claude Code's copy: with them Claude Code wraps
+// stdout in its own "Output too large" header, a second path to the same
+// output (tests/e2e TestLayer3SubagentSeqSpilled); both are optional.
 func dropPersisted(resp []byte) ([]byte, error) {
 	resp, err := sjson.DeleteBytes(resp, "persistedOutputPath")
 	if err != nil {
@@ -411,9 +365,8 @@ func dropPersisted(resp []byte) ([]byte, error) {
 
 var errNowhere = errors.New("stdout is closed or /dev/null: no pointer to a spill file could reach the model")
 
-// nowhere reports whether w is closed or /dev/null, where a stdout closed
-// when the process starts ends up (the Go runtime opens /dev/null on a
-// closed standard descriptor): a pointer printed there reaches nobody.
+// nowhere reports whether w is closed or /dev/null, where the Go runtime
+// puts a stdout closed at start: a pointer printed there reaches nobody.
 func nowhere(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -427,8 +380,8 @@ func nowhere(w io.Writer) bool {
 	return err == nil && os.SameFile(fi, null)
 }
 
-// hint names a spill file: the tool, the tool_use_id (unique per call, so
-// parallel calls never pick the same name) and the field.
+// hint names a spill file by tool, tool_use_id (unique: parallel calls
+// never clash) and field.
 func hint(tool, toolUseID string, keys []string) string {
 	field := "output"
 	if len(keys) > 0 {

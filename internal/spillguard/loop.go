@@ -2,42 +2,41 @@ package spillguard
 
 import (
 	"cmp"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/flowerhooks/flower/pkg/config"
 	"github.com/flowerhooks/flower/pkg/ephemeral"
-	"github.com/flowerhooks/flower/pkg/hook"
 	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 // readsSpill reports whether the call read a spill file back: a Read whose
-// file_path lies in the spill folder dir, or a Bash glance whose words may
-// name a file there. Spilling that would answer the pointer's "use Read"
-// with another pointer, a loop the model escapes a few lines at a time.
-func readsSpill(p *hook.Payload, g *ephemeral.Glances, tool, root, dir string) bool {
+// file_path lies in the spill folder, or a Bash glance whose words may name
+// a file there. Spilling that would answer the pointer's "use Read" with
+// another pointer, a loop the model escapes a few lines at a time.
+func (g *guard) readsSpill(tool, root string) bool {
+	glances, err := ephemeral.NewGlances(g.cfg.Extras())
+	config.Warn(g.c, err)
+	dir, cwd := spill.Dir(root), g.p.Cwd()
 	switch tool {
 	case "Read":
-		path, ok, err := p.ToolInputString("file_path")
-		return err == nil && ok && path != "" && spill.Holds(dir, inBase(p.Cwd(), path))
+		path, ok, err := g.p.ToolInputString("file_path")
+		return err == nil && ok && path != "" && within(dir, inBase(cwd, path))
 	case "Bash":
-		cmd, ok, err := p.ToolInputString("command")
-		return err == nil && ok && g.IsEphemeral(cmd) && namesSpillFile(cmd, p.Cwd(), root, dir)
+		cmd, ok, err := g.p.ToolInputString("command")
+		return err == nil && ok && glances.IsEphemeral(cmd) && namesSpillFile(cmd, cwd, root, dir)
 	}
 	return false
 }
 
-// A spill file read and spilled again is that loop; a glance let through
-// wrongly only costs the context its output takes. So a word whose meaning
-// is open is taken to name a spill file, and so is every word of a command
-// past the caps below, which keep the work linear and bounded.
+// A glance let through wrongly only costs context, a loop more: a word whose
+// meaning is open names a spill file, as does every word past these caps.
 const (
 	maxBases      = 64      // folders words are tried in: n cds could make 2^n
 	maxBraceWords = 256     // words one brace expansion is tried as
@@ -45,10 +44,9 @@ const (
 )
 
 // namesSpillFile reports whether a word of cmd may name a file in the spill
-// folder dir: tried from the payload cwd, from the workbench root, and from
-// every folder a cd with a plain argument moves to from either, wherever it
-// stands in cmd. A glob or brace names one when some path it may expand to
-// lies in dir; a word only known when cmd runs names none.
+// folder dir, from cwd, root, and every folder a plain cd in cmd moves to:
+// a glob or brace when some expansion may lie in dir; a word known only
+// when cmd runs names none.
 func namesSpillFile(cmd, cwd, root, dir string) bool {
 	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 	if err != nil {
@@ -71,7 +69,7 @@ func namesSpillFile(cmd, cwd, root, dir string) bool {
 		}
 		return true
 	})
-	l := looker{dir: dir, left: maxPaths, holds: map[string]bool{}, down: map[string]downTo{}}
+	l := looker{dir: dir, left: maxPaths, holds: map[string]bool{}, down: map[string]string{}}
 	return !ok || slices.ContainsFunc(words, func(w *syntax.Word) bool { return l.word(w, bases) })
 }
 
@@ -110,17 +108,12 @@ func value(w *syntax.Word) (string, bool, bool) {
 }
 
 // looker tries the words of one command against the spill folder dir,
-// resolving a folder once however many words name files in it.
+// resolving each folder once.
 type looker struct {
 	dir   string
 	left  int               // paths still to be tried before the answer is "it may"
 	holds map[string]bool   // folder: it is dir or lies inside it
-	down  map[string]downTo // folder: the way down from it to dir, if dir lies inside it
-}
-
-type downTo struct {
-	rel    string
-	inside bool
+	down  map[string]string // folder: the way down from it to dir, "" if dir is not inside
 }
 
 // word reports whether w, tried from each of bases, may name a file in
@@ -157,12 +150,10 @@ func (l *looker) word(w *syntax.Word, bases []ephemeral.Dir) bool {
 // wildcard stands for part of it.
 const maxPathBytes = 4096
 
-// path reports whether p, a path taken from b (a pattern if glob), may
-// name a file strictly inside dir. Up to the folder of its first wildcard
-// it is a plain path: if that folder is in dir, every expansion is; if it
-// holds dir (and b is no guess), the rest of p is matched against the way
-// down to dir, and must go deeper. "*" may match dot names (dotglob), "**"
-// any depth (globstar).
+// path reports whether p, from b (a pattern if glob), may name a file
+// inside dir: when the folder of its first wildcard is in dir, or holds dir
+// (b no guess) and the rest of p matches the way down and deeper. "*" may
+// match dot names (dotglob), "**" any depth (globstar).
 func (l *looker) path(b ephemeral.Dir, p string, glob bool) bool {
 	i := -1
 	if glob {
@@ -178,13 +169,15 @@ func (l *looker) path(b ephemeral.Dir, p string, glob bool) bool {
 	}
 	down, ok := l.down[from]
 	if !ok {
-		down.rel, down.inside = workbench.Within(from, l.dir)
+		if rel, in := workbench.Within(from, l.dir); in {
+			down = rel
+		}
 		l.down[from] = down
 	}
-	if !down.inside || b.Mark {
+	if down == "" || b.Mark {
 		return false
 	}
-	steps := strings.Split(down.rel, string(filepath.Separator))
+	steps := strings.Split(down, string(filepath.Separator))
 	for i, c := range strings.FieldsFunc(p[slash+1:], func(r rune) bool { return r == '/' }) {
 		if i == len(steps) || strings.Contains(c, "**") {
 			return true
@@ -203,17 +196,23 @@ func (l *looker) file(path string) bool {
 		return true
 	}
 	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode()&fs.ModeSymlink != 0 && spill.Holds(l.dir, path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0 && within(l.dir, path)
 }
 
 // folderHolds reports whether folder is dir or lies inside it.
 func (l *looker) folderHolds(folder string) bool {
 	h, ok := l.holds[folder]
 	if !ok {
-		h = spill.Holds(l.dir, filepath.Join(folder, "name"))
+		h = within(l.dir, filepath.Join(folder, "name"))
 		l.holds[folder] = h
 	}
 	return h
+}
+
+// within reports whether path lies strictly inside dir, symlinks resolved.
+func within(dir, path string) bool {
+	_, ok := workbench.Within(dir, path)
+	return ok
 }
 
 // inBase is path taken from base, when it is relative and there is a base.
@@ -222,23 +221,4 @@ func inBase(base, path string) string {
 		return path
 	}
 	return filepath.Join(base, path)
-}
-
-// openRegular opens path for reading, not blocking on a FIFO planted
-// there, and checks it is a regular file.
-func openRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, fi, nil
 }

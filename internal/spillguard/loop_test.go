@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowerhooks/flower/pkg/spill"
 	"github.com/flowerhooks/flower/tests/cputime"
 )
 
@@ -237,5 +238,35 @@ func checkBounded(t *testing.T, took time.Duration, alloc uint64, inputBytes int
 	}
 	if limit := uint64(200*inputBytes + 16<<20); alloc > limit {
 		t.Errorf("allocated %d MB for %d bytes of input, want at most %d MB", alloc>>20, inputBytes, limit>>20)
+	}
+}
+
+// TestWithin: a path is in the spill folder once symlinks are resolved.
+func TestWithin(t *testing.T) {
+	root := t.TempDir()
+	dir := spill.Dir(root)
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o600)
+	os.Symlink(dir, filepath.Join(root, "link"))
+	os.Symlink(filepath.Join(dir, "a.txt"), filepath.Join(root, "a-link.txt"))
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(dir, "a.txt"), true},
+		{filepath.Join(dir, "missing.txt"), true},
+		{filepath.Join(dir, "sub", "..", "a.txt"), true},
+		{filepath.Join(root, "link", "a.txt"), true},
+		{filepath.Join(root, "a-link.txt"), true},
+		{dir, false},
+		{filepath.Join(dir, ".."), false},
+		{filepath.Join(dir, "..", "spill2", "a.txt"), false},
+		{filepath.Join(root, "spillx.txt"), false},
+		{"/etc/passwd", false},
+	}
+	for _, tt := range tests {
+		if got := within(dir, tt.path); got != tt.want {
+			t.Errorf("within(%s) = %v, want %v", strings.TrimPrefix(tt.path, root), got, tt.want)
+		}
 	}
 }

@@ -13,8 +13,7 @@ import (
 )
 
 // field is a string value of tool_response reached through objects only:
-// arrays are never entered, since they may hold image blocks and Claude
-// Code checks a replaced output against the tool's schema.
+// arrays may hold image blocks, and Claude Code checks the tool's schema.
 type field struct {
 	keys []string // from tool_response down; none for a string tool_response
 	raw  string   // the JSON string token, quotes included, as written
@@ -22,14 +21,9 @@ type field struct {
 }
 
 // longFields returns the fields of resp, valid JSON, whose token is over
-// min bytes long besides its quotes (a shorter one cannot hold more than min
-// characters), in document order: resp itself when it is a string, else the
-// strings reached through its objects.
-//
-// It reads resp once, stepping over strings with IndexByte, and decodes
-// nothing: gjson's ForEach unescapes every string it passes, byte by byte,
-// which on a 100 KB Read result alone costs about what starting the process
-// does.
+// min bytes besides its quotes, in document order: resp itself when it is a
+// string. It reads resp once and decodes nothing: gjson's ForEach unescapes
+// every string it passes, on a 100 KB Read result as costly as the start.
 func longFields(resp string, min int) []field {
 	if strings.HasPrefix(resp, `"`) {
 		if len(resp)-2 > min {
@@ -71,9 +65,7 @@ func longFields(resp string, min int) []field {
 
 func notSpace(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' }
 
-// stringEnd returns the index just past the closing quote of the string
-// token that starts at s[i]: the first quote after an even run of
-// backslashes.
+// stringEnd is the index past the closing quote of the string at s[i].
 func stringEnd(s string, i int) int {
 	for j := i + 1; ; j++ {
 		k := strings.IndexByte(s[j:], '"')
@@ -91,8 +83,7 @@ func stringEnd(s string, i int) int {
 	}
 }
 
-// arrayEnd returns the index of the bracket that closes the array that
-// starts at s[i].
+// arrayEnd is the index of the bracket closing the array at s[i].
 func arrayEnd(s string, i int) int {
 	depth := 0
 	for ; i < len(s); i++ {
@@ -110,12 +101,10 @@ func arrayEnd(s string, i int) int {
 	return i
 }
 
-// writeText writes the text of the string token raw, unescaped as gjson and
-// encoding/json unescape it (a \u escape of a lone surrogate becomes
-// U+FFFD; a broken escape, which no valid JSON holds, is kept as it is).
-// The runs between escapes go whole through a buffer: gjson's unescape,
-// byte by byte into a new string, costs several times the rest of the hook
-// on a 1 MB result.
+// writeText writes the text of the string token raw, unescaped as
+// encoding/json does (a lone surrogate becomes U+FFFD). The runs between
+// escapes go whole: gjson's byte-by-byte unescape costs several times the
+// rest of the hook on a 1 MB result.
 func writeText(w io.Writer, raw string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	s := raw[1 : len(raw)-1]

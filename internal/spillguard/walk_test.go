@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/flowerhooks/flower/pkg/jsoncheck"
 	"github.com/flowerhooks/flower/tests/cputime"
 )
 
@@ -43,6 +44,8 @@ func TestLongFields(t *testing.T) {
 	}
 }
 
+// TestRepeatedKey: a key given twice in any object of tool_response is
+// refused (gjson would replace the first, Claude Code show the last).
 func TestRepeatedKey(t *testing.T) {
 	for doc, wantErr := range map[string]string{
 		`{"a":"1","a":"2"}`:                `payload field "tool_response" has the key "a" twice`,
@@ -51,17 +54,16 @@ func TestRepeatedKey(t *testing.T) {
 		`{"a":[{"b":1,"b":2}]}`:            `payload field "tool_response.a.0" has the key "b" twice`,
 		`{"a":{"x":1},"b":{"x":1,"y":{}}}`: ``,
 	} {
-		if diff := cmp.Diff(wantErr, errText(repeatedKey(doc))); diff != "" {
+		stdin := `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t","cwd":"/","tool_response":` + doc + `}`
+		var stdout, stderr strings.Builder
+		Main([]string{"--workbench", t.TempDir()}, strings.NewReader(stdin), &stdout, &stderr)
+		if wantErr != "" {
+			wantErr = "spill-guard: " + wantErr + "\n"
+		}
+		if diff := cmp.Diff(wantErr, stderr.String()); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", doc, diff)
 		}
 	}
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // TestDeepNesting: a walk that found each value's end and then went into
@@ -146,7 +148,7 @@ func FuzzWalk(f *testing.F) {
 }
 
 // repeats reports whether an object of doc holds a key twice.
-func repeats(doc string) bool { return repeatedKey(doc) != nil }
+func repeats(doc string) bool { return jsoncheck.Check(doc, len(doc)) != nil }
 
 // sjsonPath escapes keys into a gjson/sjson path. gjson.Escape leaves ':'
 // alone, but sjson reads a leading ':' as "force an object key".

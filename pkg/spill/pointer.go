@@ -12,26 +12,20 @@ type File struct {
 	Chars int64  // characters (code points) in the file
 	Lines int64  // lines in the file
 	Head  string // the first characters of the text, cut on a character boundary
-	// Note, when set, is one more sentence for the pointer, for example
-	// that the file holds less than the whole output.
-	Note string
+	Note  string // one more sentence for the pointer, when set
 }
 
-// The fixed parts of the line Pointer writes, which ParsePointers reads back
+// The fixed parts of the pointer line, which ParsePointers reads back
 // (context-audit counts spills in transcripts by them).
 const (
 	pointerStart = "[Spilled to a file to keep it out of context: "
-	pointerChars = " characters, "
-	pointerLines = " lines, in full at "
+	pointerAt    = " in full at "
 	pointerRead  = ". Use Read on that file with offset/limit to see the rest."
-	// A count of one is written in the singular.
-	pointerChar = " character, "
-	pointerLine = " line, in full at "
 )
 
 // Pointer is the line that stands for the spilled text in context.
 func (f File) Pointer() string {
-	s := pointerStart + count(f.Chars, pointerChars, pointerChar) + count(f.Lines, pointerLines, pointerLine) + f.Path + pointerRead
+	s := pointerStart + count(f.Chars, "character") + ", " + count(f.Lines, "line") + "," + pointerAt + f.Path + pointerRead
 	if f.Note != "" {
 		s += " " + strings.TrimSpace(f.Note)
 	}
@@ -45,12 +39,12 @@ func (f File) Pointer() string {
 	return s + "]"
 }
 
-// count is n followed by the plural, or for one the singular.
-func count(n int64, plural, singular string) string {
+// count is n and what it counts, in the singular for one.
+func count(n int64, what string) string {
 	if n == 1 {
-		return "1" + singular
+		return "1 " + what
 	}
-	return strconv.FormatInt(n, 10) + plural
+	return strconv.FormatInt(n, 10) + " " + what + "s"
 }
 
 // Text is what replaces the spilled text: the pointer line, then the head.
@@ -68,46 +62,28 @@ func (f File) Text() string {
 func ParsePointers(text string) []File {
 	var out []File
 	for {
-		i := strings.Index(text, pointerStart)
-		if i < 0 {
+		_, after, ok := strings.Cut(text, pointerStart)
+		if !ok {
 			return out
 		}
-		text = text[i+len(pointerStart):]
-		if f, ok := parsePointer(text); ok {
-			out = append(out, f)
+		text = after
+		// "<chars> characters, <lines> lines, in full at <path>. Use Read …", on one line.
+		line, _, _ := strings.Cut(after, "\n")
+		counts, rest, _ := strings.Cut(line, pointerAt)
+		path, _, found := strings.Cut(rest, pointerRead)
+		c, l, _ := strings.Cut(counts, ", ")
+		l, ok = strings.CutSuffix(l, ",")
+		chars, okc := number(c, "character")
+		lines, okl := number(l, "line")
+		if found && path != "" && ok && okc && okl {
+			out = append(out, File{Path: path, Chars: chars, Lines: lines})
 		}
 	}
 }
 
-// parsePointer reads "<chars> characters, <lines> lines, in full at <path>.
-// Use Read …" from the start of s, all on one line.
-func parsePointer(s string) (File, bool) {
-	s, _, _ = strings.Cut(s, "\n")
-	chars, s, ok := number(s, pointerChars, pointerChar)
-	if !ok {
-		return File{}, false
-	}
-	lines, s, ok := number(s, pointerLines, pointerLine)
-	if !ok {
-		return File{}, false
-	}
-	path, _, ok := strings.Cut(s, pointerRead)
-	if !ok || path == "" {
-		return File{}, false
-	}
-	return File{Path: path, Chars: chars, Lines: lines}, true
-}
-
-// number reads the count before the first of plural or singular in s and
-// returns it with what follows.
-func number(s, plural, singular string) (int64, string, bool) {
-	i, sep := strings.Index(s, plural), plural
-	if j := strings.Index(s, singular); j >= 0 && (i < 0 || j < i) {
-		i, sep = j, singular
-	}
-	if i < 0 {
-		return 0, "", false
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	return n, s[i+len(sep):], err == nil && n >= 0
+// number reads "<n> <what>", what in the singular or the plural.
+func number(s, what string) (int64, bool) {
+	digits, unit, _ := strings.Cut(s, " ")
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil && n >= 0 && strings.TrimSuffix(unit, "s") == what
 }

@@ -1,10 +1,8 @@
 // Package spill keeps long text out of a model's context: Folder.Write puts
-// the text whole in a new file of the workbench's spill folder, and File.Text
-// is what stands for it in context, a pointer line naming the file, its size
-// and how to read it back, followed by the text's first characters.
-// spill-guard and prune-session --trim both spill through it. Characters are
-// Unicode code points; lines are the newlines, plus one for text after the
-// last.
+// it whole in a new file of the workbench's spill folder, and File.Text is
+// the pointer line and first characters that stand for it (spill-guard and
+// prune-session --trim). Characters are code points; lines are the
+// newlines, plus one for text after the last.
 package spill
 
 import (
@@ -25,53 +23,36 @@ import (
 	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
-// Tool output can hold secrets (tokens in env dumps, keys in config files),
-// so the folders flower makes for it and its files are the owner's alone.
-const (
-	DirPerm  fs.FileMode = workbench.DirPerm
-	FilePerm fs.FileMode = workbench.FilePerm
-)
-
-// IgnoreFile and IgnoreRule are the spill folder's own git ignore rule. It
-// lives in the folder that holds tool output, so that no .gitignore above it,
-// committed or not, can expose the files to a `git add -A`; the `*` covers
-// the rule's own file too.
+// IgnoreFile and IgnoreRule are the spill folder's own git ignore rule: in
+// the folder itself, no .gitignore above it can expose tool output (which
+// can hold secrets) to a `git add -A`.
 const (
 	IgnoreFile = ".gitignore"
 	IgnoreRule = "# Written by flower: the tool output kept here never goes into git.\n*\n"
 )
 
-// maxNameBytes caps a spill file's name well under NAME_MAX (255 bytes on
-// Linux and macOS), leaving room for the affixes of package atomicfile's
-// temporary file.
-const maxNameBytes = 160
-
-// maxTries bounds the search for a free name: the hint holds the
-// tool_use_id, so a clash means the same call was spilled again.
-const maxTries = 1000
-
-// TmpDir is the folder of the spill folder where files are written before
-// they are linked into place, so that the leftovers of a writer killed
-// midway are found without listing every spill there ever was.
-const TmpDir = ".tmp"
+const (
+	maxNameBytes = 160  // under NAME_MAX (255), with room for atomicfile's affixes
+	maxTries     = 1000 // the hint holds the tool_use_id: a clash is the same call again
+	// TmpDir holds files until they are linked into place, so that what a
+	// killed writer left is found without listing every spill.
+	TmpDir = ".tmp"
+)
 
 // Dir is the spill folder of the workbench rooted at root.
 func Dir(root string) string { return filepath.Join(root, workbench.SpillDir) }
 
-// Folder is an open spill folder: a handle (os.Root) through which every
-// file in it is read and written, so that no name in it, committed or
-// swapped in while a hook runs, leads outside.
+// Folder is an open spill folder, read and written through a handle
+// (os.Root) so that no name in it, committed or swapped in, leads outside.
 type Folder struct {
 	Path string // absolute
 	root *os.Root
 }
 
-// Open makes dir usable as a spill folder and opens it. The workbench above
-// it is made if missing (workbench.Make), then dir in it, with DirPerm; a
-// folder that exists keeps its mode. Either is refused when it is a symlink
-// or not a folder. The folder's ignore rule is written when missing; a
-// folder whose .gitignore is anything else, or that is a repository's top
-// folder (its rule would hide the repository's new files), is refused.
+// Open makes dir, and the workbench above it, if missing (workbench.Make)
+// and opens it; a symlink or non-folder is refused. Its ignore rule is
+// written when missing; a folder with another .gitignore, or a repository's
+// top folder (the rule would hide its new files), is refused.
 func Open(dir string) (*Folder, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -117,7 +98,7 @@ func (f *Folder) ignore() error {
 	if _, err := f.root.Lstat(".git"); err == nil {
 		return errors.New("it is a repository's top folder, where flower's ignore rule would hide the repository's new files: name a folder of flower's own")
 	}
-	err = atomicfile.Create(f.root, ".", IgnoreFile, FilePerm, false, func(w io.Writer) error {
+	err = atomicfile.Create(f.root, ".", IgnoreFile, workbench.FilePerm, false, func(w io.Writer) error {
 		_, err := io.WriteString(w, IgnoreRule)
 		return err
 	})
@@ -141,10 +122,9 @@ func (f *Folder) hasRule() (bool, error) {
 	return err == nil && string(b) == IgnoreRule, err
 }
 
-// OpenFile opens the regular file name of the folder for reading. It is
-// checked with lstat (a link is refused, not followed) and opened without
-// blocking, so that a FIFO swapped in cannot hold the hook, and the file
-// opened must be the one the lstat saw.
+// OpenFile opens the regular file name of the folder for reading: a link
+// is refused, a FIFO swapped in after the lstat cannot block the hook, and
+// the file opened must be the one the lstat saw.
 func (f *Folder) OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	fi, err := f.root.Lstat(name)
 	if err != nil {
@@ -165,21 +145,14 @@ func (f *Folder) OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	return file, opened, nil
 }
 
-// Write creates a new file in the folder holding what fill writes, and
-// returns its description with the first head characters. The file is named
-// from hint (sanitized, with ".txt"), with "-2", "-3", … added when the name
-// is taken: Write never replaces a file. The file is whole before Write
-// returns (written to a temporary file and linked into place), synced when
-// sync is set; when fill or the write fails nothing is left behind. fill
-// runs again for the next name when one is taken, so it must be able to
-// write the text more than once.
-//
-// Unsynced, the file is still whole or absent for every reader when the
-// process dies midway; only a crash of the whole system may lose it.
-// spill-guard writes so: its pointer lives only in Claude Code's transcript,
-// which Claude Code 2.1.328 appends to without fsync.
+// Write creates a new file holding what fill writes, named from hint
+// (sanitized, ".txt", then "-2", "-3", … when taken: it never replaces a
+// file), and describes it with its first head characters. The file is
+// linked into place whole, synced when sync is set; on failure nothing is
+// left. fill runs again for each name tried. spill-guard does not sync:
+// its pointer lives in a transcript Claude Code appends to without fsync.
 func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) error) (File, error) {
-	if err := f.root.Mkdir(TmpDir, DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := f.root.Mkdir(TmpDir, workbench.DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return File{}, err
 	}
 	base := sanitize(hint)
@@ -189,7 +162,7 @@ func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) er
 			name = fmt.Sprintf("%s-%d.txt", base, try)
 		}
 		var c *Counter
-		err := atomicfile.Create(f.root, TmpDir, name, FilePerm, sync, func(w io.Writer) error {
+		err := atomicfile.Create(f.root, TmpDir, name, workbench.FilePerm, sync, func(w io.Writer) error {
 			c = NewCounter(w, head)
 			return fill(c)
 		})
@@ -204,13 +177,8 @@ func (f *Folder) Write(hint string, head int, sync bool, fill func(io.Writer) er
 	return File{}, fmt.Errorf("no free name for %s in %s after %d tries", base, f.Path, maxTries)
 }
 
-// RemoveStale removes what killed writers left in the folder
-// (atomicfile.RemoveStale).
-func (f *Folder) RemoveStale() { atomicfile.RemoveStale(f.root, TmpDir) }
-
-// sanitize turns hint into a file name: letters, digits, '.', '_' and '-'
-// are kept, every other byte becomes '_', a leading dot is dropped so the
-// file is not hidden, and the result is capped at maxNameBytes.
+// sanitize turns hint into a file name: bytes but letters, digits, '.', '_'
+// and '-' become '_', a leading dot goes (not hidden), at most maxNameBytes.
 func sanitize(hint string) string {
 	b := []byte(hint)
 	for i, c := range b {
@@ -225,19 +193,9 @@ func sanitize(hint string) string {
 	return s[:min(len(s), maxNameBytes)]
 }
 
-// Holds reports whether path (absolute, or relative to the current
-// directory) names something inside the spill folder dir, with symlinks
-// resolved (workbench.Within). A read of such a file must never be spilled
-// again: the pointer's "use Read" would loop.
-func Holds(dir, path string) bool {
-	_, ok := workbench.Within(dir, path)
-	return ok
-}
-
-// Counter passes what is written through it to a writer, counting
-// characters and lines as a pointer states them and keeping the first
-// characters. It counts the bytes that start a character, so that one split
-// across two writes counts once.
+// Counter passes writes through, counting characters (the bytes that start
+// one, so a character split across writes counts once) and lines, and
+// keeping the first head characters.
 type Counter struct {
 	w               io.Writer
 	chars, newlines int64
@@ -286,9 +244,8 @@ func (c *Counter) File(path string) File {
 }
 
 // continuations counts the bytes of p that continue a UTF-8 sequence
-// (10xxxxxx: bit 7 set, bit 6 clear), eight at a time: it passes over every
-// byte spilled, and on a 1 MB result a byte loop was the hook's largest
-// cost after the write itself.
+// (10xxxxxx), eight at a time: a byte loop was the largest cost of a 1 MB
+// spill after the write itself.
 func continuations(p []byte) int {
 	n := 0
 	for ; len(p) >= 8; p = p[8:] {

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/flowerhooks/flower/pkg/workbench"
 )
 
 func TestCounter(t *testing.T) {
@@ -109,8 +111,8 @@ func TestWriteNeverOverwrites(t *testing.T) {
 			t.Fatalf("write %d: file holds %q (%v), want %q", i, got, err, text)
 		}
 		fi, err := os.Stat(f.Path)
-		if err != nil || fi.Mode().Perm() != FilePerm {
-			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, FilePerm)
+		if err != nil || fi.Mode().Perm() != workbench.FilePerm {
+			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, workbench.FilePerm)
 		}
 	}
 	want := []string{"Bash-t1-stdout.txt", "Bash-t1-stdout-2.txt", "Bash-t1-stdout-3.txt"}
@@ -204,8 +206,8 @@ func TestOpen(t *testing.T) {
 		dir := Dir(filepath.Join(t.TempDir(), "new", ".flower"))
 		open(t, dir)
 		fi, err := os.Stat(dir)
-		if err != nil || fi.Mode().Perm() != DirPerm {
-			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, DirPerm)
+		if err != nil || fi.Mode().Perm() != workbench.DirPerm {
+			t.Errorf("mode %v (%v), want %v", fi.Mode().Perm(), err, workbench.DirPerm)
 		}
 	})
 	t.Run("keeps the mode of a folder it did not make", func(t *testing.T) {
@@ -315,35 +317,6 @@ func TestIgnoreRule(t *testing.T) {
 				t.Errorf("the rule reads %q", b)
 			}
 		})
-	}
-}
-
-func TestHolds(t *testing.T) {
-	root := t.TempDir()
-	dir := Dir(root)
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o600)
-	os.Symlink(dir, filepath.Join(root, "link"))
-	os.Symlink(filepath.Join(dir, "a.txt"), filepath.Join(root, "a-link.txt"))
-	tests := []struct {
-		path string
-		want bool
-	}{
-		{filepath.Join(dir, "a.txt"), true},
-		{filepath.Join(dir, "missing.txt"), true},
-		{filepath.Join(dir, "sub", "..", "a.txt"), true},
-		{filepath.Join(root, "link", "a.txt"), true},
-		{filepath.Join(root, "a-link.txt"), true},
-		{dir, false},
-		{filepath.Join(dir, ".."), false},
-		{filepath.Join(dir, "..", "spill2", "a.txt"), false},
-		{filepath.Join(root, "spillx.txt"), false},
-		{"/etc/passwd", false},
-	}
-	for _, tt := range tests {
-		if got := Holds(dir, tt.path); got != tt.want {
-			t.Errorf("Holds(%s) = %v, want %v", strings.TrimPrefix(tt.path, root), got, tt.want)
-		}
 	}
 }
 
