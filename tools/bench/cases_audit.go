@@ -60,7 +60,7 @@ func init() {
 				Args:   []string{"--json", transcriptArg},
 				Target: g.target,
 				MaxCPU: g.cpu,
-				MaxRSS: int64(g.size) / 4,
+				MaxRSS: g.rss,
 				Runs:   g.runs,
 				Setup: func(dir string) (string, error) {
 					if err := writeGrown(dir, g.size); err != nil {
