@@ -163,7 +163,7 @@ func (s *Session) readFrom(path string, subagent bool) (int64, error) {
 		return s.Read[path], err
 	}
 	from := s.Read[path]
-	if fi.Size() < from {
+	if from < 0 || fi.Size() < from { // a state file gone bad counts anew
 		return from, errShrank
 	}
 	b := make([]byte, fi.Size()-from)

@@ -99,6 +99,14 @@ func TestRead(t *testing.T) {
 	if s, err = Read(path, state); err != nil || s.Delegations != 0 || s.Denials != 1 || s.Spills != [2]int{0, 1} {
 		t.Fatalf("after the transcript shrank: %+v, %v", s, err)
 	}
+	// A state file gone bad (a negative offset) is counted anew, not a
+	// crash: make with a length of a file less a negative number.
+	for _, bad := range []string{"-100", "-1099511627776", "-9223372036854775000"} {
+		os.WriteFile(filepath.Join(state, stateName(session)), []byte(`{"read":{"`+path+`":`+bad+`}}`), 0o600)
+		if s, err = Read(path, state); err != nil || s.Delegations != 0 || s.Denials != 1 || s.Spills != [2]int{0, 1} {
+			t.Fatalf("with the offset %s in the state: %+v, %v", bad, s, err)
+		}
+	}
 }
 
 func TestLineNothingYet(t *testing.T) {
