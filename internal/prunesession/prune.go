@@ -1,6 +1,7 @@
 package prunesession
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -95,13 +96,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// A signal stops the run at its next read (leftovers.go).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	resume, err := prune(ctx, src, *newID, o, *dry, stderr)
+	var rep bytes.Buffer // after the id, for a reader of both streams merged
+	resume, err := prune(ctx, src, *newID, o, *dry, &rep)
 	if err != nil {
+		stderr.Write(rep.Bytes())
 		return c.Fail(err)
 	}
 	if !*dry {
 		fmt.Fprintln(stdout, resume)
 	}
+	stderr.Write(rep.Bytes())
 	return hook.ExitOK
 }
 

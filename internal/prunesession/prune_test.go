@@ -446,3 +446,21 @@ func TestLongTranscript(t *testing.T) {
 		t.Fatalf("%d expiry notes and %d trimmed results, want the transcript's hundreds of each", notes, trims)
 	}
 }
+
+// The id to resume comes before the report, for a reader of both streams
+// merged (prune-session ID 2>&1).
+func TestIDBeforeReport(t *testing.T) {
+	const oldID, newID = "0b0b0b0b-1111-4111-8111-111111111111", "33333333-3333-4333-8333-333333333333"
+	dir := t.TempDir()
+	src := filepath.Join(dir, oldID+".jsonl")
+	if err := os.WriteFile(src, benchTranscript(64<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var both bytes.Buffer
+	if code := Main([]string{"--session-id", newID, "--keep-recent", "0", src}, strings.NewReader(""), &both, &both); code != 0 {
+		t.Fatalf("exit %d: %s", code, both.String())
+	}
+	if first, rest, _ := strings.Cut(both.String(), "\n"); first != newID || rest == "" {
+		t.Errorf("merged output starts %q, want the id %s and then the report:\n%s", first, newID, both.String())
+	}
+}
