@@ -166,16 +166,40 @@ func (s *Session) readFrom(path string, subagent bool) (int64, error) {
 	if from < 0 || fi.Size() < from { // a state file gone bad counts anew
 		return from, errShrank
 	}
-	b := make([]byte, fi.Size()-from)
-	n, err := f.ReadAt(b, from)
-	if err != nil && err != io.EOF {
+	end, err := wholeLines(f, from, fi.Size())
+	if err != nil {
 		return from, err
 	}
-	whole := bytes.LastIndexByte(b[:n], '\n') + 1 // a line still being written waits
-	for line := range bytes.Lines(b[:whole]) {
-		s.count(line, subagent)
+	r := transcript.NewReader(io.NewSectionReader(f, from, end-from))
+	for {
+		line, err := r.Next()
+		if err == io.EOF {
+			return end, nil
+		}
+		if err == nil {
+			s.count(line, subagent)
+		} else if !errors.Is(err, transcript.ErrLineTooLong) {
+			return from, err
+		}
 	}
-	return from + int64(whole), nil
+}
+
+// wholeLines returns where the whole lines of f between from and size end:
+// a line still being written waits for the next refresh. It reads back from
+// the end a block at a time, so memory stays bounded however much is new.
+func wholeLines(f *os.File, from, size int64) (int64, error) {
+	var b [64 << 10]byte
+	for end := size; end > from; end -= int64(len(b)) {
+		start := max(from, end-int64(len(b)))
+		n, err := f.ReadAt(b[:end-start], start)
+		if err != nil && err != io.EOF {
+			return from, err
+		}
+		if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+	}
+	return from, nil
 }
 
 // count counts one transcript line.

@@ -93,6 +93,20 @@ func TestRead(t *testing.T) {
 	if s, err = Read(path, state); err != nil || s.Delegations != 2 || s.Denials != 1 || s.Spills != [2]int{1, 1} || s.ContextTokens != 12000 {
 		t.Fatalf("after an append: %+v, %v", s, err)
 	}
+	// A line still being written that spans several of wholeLines' blocks
+	// waits too, and is counted once whole.
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`ent"}` + "\n" + `{"type":"user","uuid":"u9","sessionId":"` + session + `","message":{"role":"user","content":"` + strings.Repeat("x", 200<<10))
+	f.Close()
+	if s, err = Read(path, state); err != nil || s.Delegations != 2 || s.ContextTokens != 12000 {
+		t.Fatalf("with a long line being written: %+v, %v", s, err)
+	}
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`"}}` + "\n" + assistant("a6", `{"type":"tool_use","id":"t6","name":"Agent","input":{}}`, 13000) + "\n")
+	f.Close()
+	if s, err = Read(path, state); err != nil || s.Delegations != 3 || s.ContextTokens != 13000 {
+		t.Fatalf("once the line is whole: %+v, %v", s, err)
+	}
 	// A transcript that shrank (rewritten) is counted anew.
 	main, _ := os.ReadFile(path)
 	os.WriteFile(path, main[:bytes.Index(main, []byte(`{"type":"assistant","uuid":"a2"`))], 0o600)
